@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# Start the services the tests need (none yet). Idempotent.
+set -euo pipefail

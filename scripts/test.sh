@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Set up a virtual environment (if needed) and run every check: ruff, mypy --strict, pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+bash scripts/services.sh
+echo "== ruff"
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+echo "== mypy --strict"
+.venv/bin/mypy
+echo "== pytest"
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests: failing" >&2
+  exit 1
+fi
+exit "$status"

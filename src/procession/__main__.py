@@ -1,0 +1,5 @@
+"""``python -m procession``: the command line."""
+
+from procession.cli import main
+
+raise SystemExit(main())

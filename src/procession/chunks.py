@@ -1,0 +1,228 @@
+"""The chunk vocabulary: what a stream carries, in Mastra's wire shapes (D22).
+
+An ordinary chunk is ``{type, runId, from, payload}`` with Mastra's payload fields (camelCase,
+since the payload *is* the wire form); a ``data-*`` chunk is ``{type, data, id?, transient?}``.
+One slotted class, :class:`Chunk`, holds both, so the per-chunk path allocates one object.
+
+Types a model stream produces: ``response-metadata``, ``text-start``/``-delta``/``-end``,
+``reasoning-start``/``-delta``/``-end``, ``source``, ``file``,
+``tool-call-input-streaming-start``, ``tool-call-delta``, ``tool-call-input-streaming-end``,
+``tool-call``, ``tool-result`` (provider-executed tools), ``finish`` and ``error``. The loop adds
+``start``, ``step-start``, ``tool-result``, ``tool-error``, ``step-finish``, ``finish``,
+``tripwire``, ``object``, ``abort`` and ``data-*``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Chunk", "Usage", "finish_chunk", "is_data_chunk"]
+
+
+class Chunk:
+    """One stream chunk.
+
+    Attributes:
+        type: The chunk type, such as ``"text-delta"`` or ``"data-progress"``.
+        payload: Mastra's payload fields (``{"id": ..., "text": ...}`` for a text delta).
+        run_id: The run this chunk belongs to.
+        from_: Who produced it (``"AGENT"``); ``from`` on the wire.
+        data: The data of a ``data-*`` chunk.
+        id: The id of a ``data-*`` chunk, if any.
+        transient: A ``data-*`` chunk that is streamed but never stored.
+        metadata: Optional chunk metadata.
+    """
+
+    __slots__ = ("data", "from_", "id", "metadata", "payload", "run_id", "transient", "type")
+
+    def __init__(
+        self,
+        type: str,
+        payload: dict[str, Any] | None = None,
+        run_id: str = "",
+        *,
+        from_: str = "AGENT",
+        data: Any = None,
+        id: str | None = None,
+        transient: bool = False,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.type = type
+        self.payload: dict[str, Any] = payload if payload is not None else {}
+        self.run_id = run_id
+        self.from_ = from_
+        self.data = data
+        self.id = id
+        self.transient = transient
+        self.metadata = metadata
+
+    @classmethod
+    def data_chunk(
+        cls, type: str, data: Any, *, id: str | None = None, transient: bool = False
+    ) -> Chunk:
+        """A custom ``data-*`` chunk; ``type`` must start with ``data-``."""
+        if not type.startswith("data-"):
+            raise ValueError(f"a data chunk's type must start with 'data-' (got {type!r})")
+        return cls(type, None, data=data, id=id, transient=transient)
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any]) -> Chunk:
+        """Read a chunk from its wire form (either shape)."""
+        kind = obj.get("type")
+        if not isinstance(kind, str):
+            raise ValueError(f"a chunk needs a string 'type' (got {kind!r})")
+        if kind.startswith("data-"):
+            return cls(
+                kind,
+                None,
+                data=obj.get("data"),
+                id=obj.get("id"),
+                transient=bool(obj.get("transient", False)),
+            )
+        payload = obj.get("payload")
+        if payload is None and kind in ("object", "object-result"):
+            payload = {"object": obj.get("object")}
+        return cls(
+            kind,
+            dict(payload) if isinstance(payload, dict) else {},
+            obj.get("runId", ""),
+            from_=obj.get("from", "AGENT"),
+            metadata=obj.get("metadata"),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire form: Mastra's chunk shape."""
+        if self.type.startswith("data-"):
+            out: dict[str, Any] = {"type": self.type, "data": self.data}
+            if self.id is not None:
+                out["id"] = self.id
+            if self.transient:
+                out["transient"] = True
+            return out
+        if self.type in ("object", "object-result"):
+            out = {"type": self.type, "runId": self.run_id, "from": self.from_}
+            out["object"] = self.payload.get("object")
+            return out
+        out = {"type": self.type, "runId": self.run_id, "from": self.from_, "payload": self.payload}
+        if self.metadata is not None:
+            out["metadata"] = self.metadata
+        return out
+
+    def copy(self, **changes: Any) -> Chunk:
+        """A shallow copy (the payload dict is copied too) with attributes replaced."""
+        clone = Chunk(
+            self.type,
+            dict(self.payload),
+            self.run_id,
+            from_=self.from_,
+            data=self.data,
+            id=self.id,
+            transient=self.transient,
+            metadata=self.metadata,
+        )
+        for name, value in changes.items():
+            setattr(clone, name, value)
+        return clone
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Chunk):
+            return NotImplemented
+        return (
+            self.type == other.type
+            and self.payload == other.payload
+            and self.data == other.data
+            and self.id == other.id
+            and self.transient == other.transient
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        if self.type.startswith("data-"):
+            return f"Chunk({self.type!r}, data={self.data!r})"
+        return f"Chunk({self.type!r}, {self.payload!r})"
+
+
+def is_data_chunk(chunk: Chunk) -> bool:
+    """Whether a chunk is a custom ``data-*`` chunk."""
+    return chunk.type.startswith("data-")
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token usage of a step or a run. ``None`` means the provider did not say."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            _add(self.input_tokens, other.input_tokens),
+            _add(self.output_tokens, other.output_tokens),
+            _add(self.total_tokens, other.total_tokens),
+            _add(self.reasoning_tokens, other.reasoning_tokens),
+            _add(self.cached_input_tokens, other.cached_input_tokens),
+        )
+
+    def to_dict(self) -> dict[str, int | None]:
+        """The wire form (``inputTokens``, ...); unknown optional fields are left out."""
+        out: dict[str, int | None] = {
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "totalTokens": self.total_tokens,
+        }
+        if self.reasoning_tokens is not None:
+            out["reasoningTokens"] = self.reasoning_tokens
+        if self.cached_input_tokens is not None:
+            out["cachedInputTokens"] = self.cached_input_tokens
+        return out
+
+    @classmethod
+    def from_dict(cls, obj: dict[str, Any] | None) -> Usage:
+        """Read the wire form."""
+        if not obj:
+            return cls()
+        return cls(
+            obj.get("inputTokens"),
+            obj.get("outputTokens"),
+            obj.get("totalTokens"),
+            obj.get("reasoningTokens"),
+            obj.get("cachedInputTokens"),
+        )
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def finish_chunk(
+    reason: str,
+    usage: Usage | None = None,
+    *,
+    provider_metadata: dict[str, Any] | None = None,
+    raw_reason: str | None = None,
+) -> Chunk:
+    """The ``finish`` chunk a model stream ends with.
+
+    ``reason`` is one of ``stop``, ``length``, ``content-filter``, ``tool-calls``, ``error``,
+    ``other`` or ``unknown``.
+    """
+    step_result: dict[str, Any] = {"reason": reason}
+    if raw_reason is not None:
+        step_result["rawReason"] = raw_reason
+    payload: dict[str, Any] = {
+        "stepResult": step_result,
+        "output": {"usage": (usage or Usage()).to_dict()},
+        "metadata": {"providerMetadata": provider_metadata} if provider_metadata else {},
+    }
+    if provider_metadata:
+        payload["providerMetadata"] = provider_metadata
+    return Chunk("finish", payload)

@@ -1,0 +1,125 @@
+"""The stored message (Mastra's ``MastraDBMessage``) and system messages in their core form."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeAlias
+
+from procession.messages.parts import Part, TextPart
+
+__all__ = [
+    "Message",
+    "MessageContent",
+    "Role",
+    "SystemMessage",
+    "get_text",
+    "new_id",
+]
+
+Role: TypeAlias = Literal["user", "assistant", "system", "signal"]
+ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "signal"))
+
+# Ids are unique per process without a uuid4 call each (uuid4 costs ~2 us): a random
+# process prefix and a counter.
+_ID_PREFIX = os.urandom(6).hex()
+_id_counter = itertools.count(1)
+
+
+def new_id(prefix: str = "msg") -> str:
+    """Return a new id, unique within this process and very likely across processes."""
+    return f"{prefix}_{_ID_PREFIX}{next(_id_counter):x}"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageContent:
+    """A stored message's content (format 2). ``parts`` is the source of truth."""
+
+    parts: list[Part]
+    format: Literal[2] = 2
+    content: str | None = None
+    """The legacy flattened text of the message, kept for old readers."""
+    tool_invocations: list[dict[str, Any]] | None = None
+    """The legacy AI SDK v4 ``toolInvocations`` mirror, kept as stored."""
+    reasoning: str | None = None
+    experimental_attachments: list[dict[str, Any]] | None = None
+    annotations: list[Any] | None = None
+    metadata: dict[str, Any] | None = None
+    provider_metadata: dict[str, dict[str, Any]] | None = None
+    extra: dict[str, Any] | None = None
+    """Keys of the stored form that procession does not model, kept for round trips."""
+
+
+@dataclass(slots=True, kw_only=True)
+class Message:
+    """One stored message: what memory saves and what processors read and edit.
+
+    Messages are mutable (D24): edit ``message.content.parts`` in place inside a hook and the
+    change is seen downstream and persisted.
+    """
+
+    id: str
+    role: Role
+    content: MessageContent
+    created_at: datetime = field(default_factory=_now)
+    thread_id: str | None = None
+    resource_id: str | None = None
+    type: str | None = None
+    extra: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        """The message's text; see :func:`get_text`."""
+        return get_text(self)
+
+    @classmethod
+    def user(cls, text: str, *, id: str | None = None) -> Message:
+        """A user message holding one text part."""
+        return cls(
+            id=id or new_id(),
+            role="user",
+            content=MessageContent(parts=[TextPart(text=text)]),
+        )
+
+    @classmethod
+    def assistant(cls, text: str, *, id: str | None = None) -> Message:
+        """An assistant message holding one text part."""
+        return cls(
+            id=id or new_id(),
+            role="assistant",
+            content=MessageContent(parts=[TextPart(text=text)]),
+        )
+
+
+@dataclass(slots=True)
+class SystemMessage:
+    """A system message in its core form: ``{"role": "system", "content": "..."}``."""
+
+    content: str
+    provider_options: dict[str, Any] | None = None
+    role: Literal["system"] = "system"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The core (AI SDK) form."""
+        out: dict[str, Any] = {"role": "system", "content": self.content}
+        if self.provider_options is not None:
+            out["providerOptions"] = self.provider_options
+        return out
+
+
+def get_text(message: Message) -> str:
+    """The text of a message, as the seed's ``getText`` reads it.
+
+    Text parts come first, joined in order; the legacy flattened ``content.content`` string is
+    the fallback when there is no text in the parts.
+    """
+    text = "".join(part.text for part in message.content.parts if isinstance(part, TextPart))
+    if not text and isinstance(message.content.content, str):
+        return message.content.content
+    return text

@@ -1,0 +1,450 @@
+"""MessageList: the live conversation of one run, tagged by source, with system messages apart.
+
+Sources (Mastra's): ``input`` (this call's new messages), ``response`` (produced during the
+run), ``memory`` (remembered history) and ``context`` (prompted, never stored). System messages
+live outside the message array, in an untagged bucket and named tagged buckets (D17).
+
+Views: ``message_list.get.all`` / ``.input`` / ``.response`` / ``.remembered`` / ``.context``,
+each with ``db()`` (stored messages), ``ui()`` (AI SDK UI messages) and ``core()`` (model
+messages); ``get.all.prompt()`` builds the provider prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from procession.errors import MessageError
+from procession.messages.formats import Prompt, to_model_messages, to_prompt, to_ui_messages
+from procession.messages.inputs import ToolResultInput, coerce_messages, coerce_system
+from procession.messages.message import Message, SystemMessage
+from procession.messages.parts import ToolInvocation, ToolInvocationPart
+
+__all__ = ["MessageList", "MessageListView", "MessageSource", "Mutation"]
+
+MessageSource: TypeAlias = Literal["input", "response", "memory", "context"]
+SOURCES: frozenset[str] = frozenset(("input", "response", "memory", "context"))
+
+
+@dataclass(slots=True, frozen=True)
+class Mutation:
+    """One recorded change to a MessageList (for tracing)."""
+
+    kind: Literal["add", "add_system", "remove", "update_tool_invocation", "replace"]
+    ids: tuple[str, ...] = ()
+    source: str | None = None
+    tag: str | None = None
+    text: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class _Checkpoint:
+    ids: frozenset[str]
+    part_counts: dict[str, int]
+
+
+class MessageListView:
+    """One filtered view of a MessageList (``all``, ``input``, ``response``, ...)."""
+
+    __slots__ = ("_list", "_source")
+
+    def __init__(self, message_list: MessageList, source: str | None) -> None:
+        self._list = message_list
+        self._source = source
+
+    def db(self) -> list[Message]:
+        """The stored messages of this view, in order (a new list of the live objects)."""
+        source = self._source
+        if source is None:
+            return list(self._list._messages)
+        sources = self._list._sources
+        return [m for m in self._list._messages if sources[m.id] == source]
+
+    def ui(self) -> list[dict[str, Any]]:
+        """The AI SDK v5 UI-message form of this view."""
+        return to_ui_messages(self.db())
+
+    def core(self) -> list[dict[str, Any]]:
+        """The AI SDK v5 model-message (core) form of this view, without system messages."""
+        return to_model_messages(self.db())
+
+    def prompt(self) -> Prompt:
+        """The provider prompt: every system message, then this view's messages."""
+        return to_prompt(self._list.get_all_system_messages(), self.db())
+
+
+class _Views:
+    __slots__ = ("all", "context", "input", "remembered", "response")
+
+    def __init__(self, message_list: MessageList) -> None:
+        self.all = MessageListView(message_list, None)
+        self.input = MessageListView(message_list, "input")
+        self.response = MessageListView(message_list, "response")
+        self.remembered = MessageListView(message_list, "memory")
+        self.context = MessageListView(message_list, "context")
+
+
+class MessageList:
+    """The live conversation of one run.
+
+    Invariants: ids are unique; every message has exactly one source; a tool result is always
+    stored on the tool call it answers. A call that raises leaves the list unchanged.
+    """
+
+    __slots__ = (
+        "_messages",
+        "_recording",
+        "_sources",
+        "_system",
+        "_tagged",
+        "get",
+        "resource_id",
+        "thread_id",
+    )
+
+    def __init__(
+        self,
+        messages: object = None,
+        *,
+        source: MessageSource = "input",
+        thread_id: str | None = None,
+        resource_id: str | None = None,
+    ) -> None:
+        self._messages: list[Message] = []
+        self._sources: dict[str, str] = {}
+        self._system: list[SystemMessage] = []
+        self._tagged: dict[str, list[SystemMessage]] = {}
+        self._recording: list[Mutation] | None = None
+        self.thread_id = thread_id
+        self.resource_id = resource_id
+        self.get = _Views(self)
+        if messages is not None:
+            self.add(messages, source)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __repr__(self) -> str:
+        return f"<MessageList {len(self._messages)} messages, {len(self._system)} system>"
+
+    # -- adding and removing ----------------------------------------------------------------
+
+    def add(self, messages: object, source: MessageSource = "input") -> MessageList:
+        """Add one message or a list: strings (user text), ``Message`` objects, or dicts in the
+        stored, core (``{role, content}``) or UI (``{role, parts}``) form.
+
+        A message whose id is already present replaces it. System messages go to the untagged
+        system bucket (and are dropped when the source is ``memory``). A core-form ``tool``
+        message is stored on the tool call it answers; an unknown tool call id is an error.
+        Remembered (``memory``) messages are placed before the rest of the conversation.
+        """
+        if source not in SOURCES:
+            raise MessageError("source", f"must be one of {', '.join(sorted(SOURCES))}", source)
+        items = coerce_messages(messages)
+        self._check_tool_results(items)
+        added: list[str] = []
+        for item in items:
+            if isinstance(item, SystemMessage):
+                if source != "memory":
+                    self.add_system(item)
+            elif isinstance(item, ToolResultInput):
+                self._apply_tool_result(item)
+            else:
+                self._insert(item, source)
+                added.append(item.id)
+        if self._recording is not None and added:
+            self._recording.append(Mutation("add", tuple(added), source))
+        return self
+
+    def _insert(self, message: Message, source: str) -> None:
+        if self.thread_id is not None and message.thread_id is None:
+            message.thread_id = self.thread_id
+        if self.resource_id is not None and message.resource_id is None:
+            message.resource_id = self.resource_id
+        messages = self._messages
+        if message.id in self._sources:
+            for index, existing in enumerate(messages):
+                if existing.id == message.id:
+                    messages[index] = message
+                    break
+        elif source == "memory":
+            sources = self._sources
+            index = 0
+            while index < len(messages) and sources[messages[index].id] == "memory":
+                index += 1
+            messages.insert(index, message)
+        else:
+            messages.append(message)
+        self._sources[message.id] = source
+
+    def _find_call(self, tool_call_id: str) -> ToolInvocationPart | None:
+        for message in reversed(self._messages):
+            if message.role != "assistant":
+                continue
+            for part in message.content.parts:
+                if (
+                    isinstance(part, ToolInvocationPart)
+                    and part.tool_invocation.tool_call_id == tool_call_id
+                ):
+                    return part
+        return None
+
+    def _check_tool_results(self, items: Sequence[object]) -> None:
+        pending: set[str] = set()
+        for item in items:
+            if isinstance(item, Message):
+                for part in item.content.parts:
+                    if isinstance(part, ToolInvocationPart):
+                        pending.add(part.tool_invocation.tool_call_id)
+            elif isinstance(item, ToolResultInput):
+                known = item.tool_call_id in pending or self._find_call(item.tool_call_id)
+                if not known:
+                    raise MessageError(
+                        f"{item.path}.toolCallId",
+                        "answers no tool call in this list",
+                        item.tool_call_id,
+                    )
+
+    def _apply_tool_result(self, item: ToolResultInput) -> None:
+        part = self._find_call(item.tool_call_id)
+        assert part is not None  # checked by _check_tool_results
+        inv = part.tool_invocation
+        if item.error_text is not None:
+            inv.state, inv.error_text = "output-error", item.error_text
+        else:
+            inv.state, inv.result = "result", item.result
+
+    def add_system(self, message: object, tag: str | None = None) -> MessageList:
+        """Add a run-scoped system message, untagged or under ``tag`` (D17).
+
+        Accepts a string, a :class:`SystemMessage`, a core-form dict or a list of them. A
+        message whose text is already in the same bucket is not added twice. System messages
+        are never persisted.
+        """
+        values = message if isinstance(message, list) else [message]
+        converted = [coerce_system(v, f"system[{i}]") for i, v in enumerate(values)]
+        bucket = self._system if tag is None else self._tagged.setdefault(tag, [])
+        for system in converted:
+            if any(existing.content == system.content for existing in bucket):
+                continue
+            bucket.append(system)
+            if self._recording is not None:
+                self._recording.append(Mutation("add_system", tag=tag, text=system.content))
+        return self
+
+    def get_system_messages(self, tag: str | None = None) -> list[SystemMessage]:
+        """The untagged system messages, or those under ``tag``."""
+        if tag is None:
+            return list(self._system)
+        return list(self._tagged.get(tag, ()))
+
+    def get_all_system_messages(self) -> list[SystemMessage]:
+        """Every system message in prompt order: untagged first, then each tag as added."""
+        out = list(self._system)
+        for bucket in self._tagged.values():
+            out.extend(bucket)
+        return out
+
+    def clear_system_messages(self, tag: str | None = None) -> None:
+        """Remove the untagged system messages, or those under ``tag``."""
+        if tag is None:
+            self._system.clear()
+        else:
+            self._tagged.pop(tag, None)
+
+    def replace_all_system_messages(self, messages: Iterable[object]) -> None:
+        """Replace every system message, tagged ones included, with ``messages`` (untagged)."""
+        converted = [coerce_system(m, f"system[{i}]") for i, m in enumerate(messages)]
+        self._system = converted
+        self._tagged = {}
+
+    def remove_by_ids(self, ids: Iterable[str]) -> list[Message]:
+        """Remove the messages with these ids; returns the removed messages."""
+        wanted = set(ids)
+        if not wanted:
+            return []
+        removed = [m for m in self._messages if m.id in wanted]
+        if removed:
+            self._messages = [m for m in self._messages if m.id not in wanted]
+            for message in removed:
+                del self._sources[message.id]
+            if self._recording is not None:
+                self._recording.append(Mutation("remove", tuple(m.id for m in removed)))
+        return removed
+
+    def update_tool_invocation(self, part: ToolInvocationPart | dict[str, Any]) -> bool:
+        """Replace a stored tool call's state and result, found by ``tool_call_id``.
+
+        Accepts a :class:`ToolInvocationPart` or Mastra's dict form
+        ``{"type": "tool-invocation", "toolInvocation": {...}}``. The stored call keeps its
+        original ``args``; its message moves to the ``response`` source so it is saved.
+        Returns ``False`` when no stored call has that id.
+        """
+        update = _coerce_tool_part(part)
+        inv = update.tool_invocation
+        for message in reversed(self._messages):
+            if message.role != "assistant":
+                continue
+            for stored in message.content.parts:
+                if (
+                    isinstance(stored, ToolInvocationPart)
+                    and stored.tool_invocation.tool_call_id == inv.tool_call_id
+                ):
+                    _merge_invocation(stored, update)
+                    self._sources[message.id] = "response"
+                    if self._recording is not None:
+                        self._recording.append(
+                            Mutation("update_tool_invocation", (message.id,), "response")
+                        )
+                    return True
+        return False
+
+    # -- sources ----------------------------------------------------------------------------
+
+    def get_source(self, message: Message | str) -> MessageSource | None:
+        """The source of a message (or id) in this list, or ``None`` if it is not here."""
+        message_id = message if isinstance(message, str) else message.id
+        return self._sources.get(message_id)  # type: ignore[return-value]
+
+    def get_latest_user_content(self) -> str | None:
+        """The text of the newest user message, if any."""
+        for message in reversed(self._messages):
+            if message.role == "user":
+                return message.text
+        return None
+
+    # -- replace-set reconciliation (hooks returning arrays) --------------------------------
+
+    def apply_replace_set(
+        self,
+        scope: Sequence[Message],
+        returned: object,
+        default_source: MessageSource,
+    ) -> None:
+        """Make ``returned`` the complete set of messages for ``scope`` (the seed's rule).
+
+        Messages of ``scope`` missing from ``returned`` are removed; returned messages already
+        present keep their source (and replace the stored object if it is another one); new
+        ones get ``default_source``. Returned system messages join the untagged system bucket.
+        The order of ``returned`` is kept within the places ``scope`` occupied.
+        """
+        if not isinstance(returned, list):
+            raise MessageError("returned", "must be a list of messages", returned)
+        items = coerce_messages(returned, "returned")
+        self._check_tool_results(items)
+        scope_ids = {m.id for m in scope}
+        kept = [item for item in items if isinstance(item, Message)]
+        kept_ids = {m.id for m in kept}
+        if len(kept_ids) != len(kept):
+            raise MessageError("returned", "holds the same message id twice")
+        for item in items:
+            if isinstance(item, SystemMessage):
+                self.add_system(item)
+            elif isinstance(item, ToolResultInput):
+                self._apply_tool_result(item)
+        sources = self._sources
+        new_sources = {m.id: sources.get(m.id, default_source) for m in kept}
+        replacement = iter(kept)
+        rebuilt: list[Message] = []
+        for message in self._messages:
+            if message.id in scope_ids or message.id in kept_ids:
+                nxt = next(replacement, None)
+                if nxt is not None:
+                    rebuilt.append(nxt)
+            else:
+                rebuilt.append(message)
+        rebuilt.extend(replacement)
+        removed = [i for i in scope_ids if i not in kept_ids]
+        for message_id in removed:
+            sources.pop(message_id, None)
+        sources.update(new_sources)
+        self._messages = rebuilt
+        for message in kept:
+            self._insert_ids(message)
+        if self._recording is not None:
+            self._recording.append(Mutation("replace", tuple(m.id for m in kept)))
+
+    def _insert_ids(self, message: Message) -> None:
+        if self.thread_id is not None and message.thread_id is None:
+            message.thread_id = self.thread_id
+        if self.resource_id is not None and message.resource_id is None:
+            message.resource_id = self.resource_id
+
+    # -- recording and step checkpoints -----------------------------------------------------
+
+    def start_recording(self) -> None:
+        """Start recording mutations (for tracing)."""
+        self._recording = []
+
+    def stop_recording(self) -> list[Mutation]:
+        """Stop recording; returns what was recorded."""
+        recorded, self._recording = self._recording or [], None
+        return recorded
+
+    def checkpoint(self) -> object:
+        """An opaque marker of the list's response output, for :meth:`rollback`."""
+        sources = self._sources
+        return _Checkpoint(
+            ids=frozenset(sources),
+            part_counts={
+                m.id: len(m.content.parts) for m in self._messages if sources[m.id] == "response"
+            },
+        )
+
+    def rollback(self, checkpoint: object) -> list[Message]:
+        """Remove response output added since ``checkpoint`` (a rejected step, D1).
+
+        Response messages added since then are removed and parts appended to earlier
+        response messages are dropped. Edits to input and remembered messages stay.
+        Returns the removed messages.
+        """
+        if not isinstance(checkpoint, _Checkpoint):
+            raise MessageError("checkpoint", "must come from MessageList.checkpoint()", checkpoint)
+        sources = self._sources
+        drop = [
+            m.id
+            for m in self._messages
+            if m.id not in checkpoint.ids and sources[m.id] in ("response", "context")
+        ]
+        for message in self._messages:
+            count = checkpoint.part_counts.get(message.id)
+            if count is not None and len(message.content.parts) > count:
+                del message.content.parts[count:]
+        return self.remove_by_ids(drop)
+
+
+def _coerce_tool_part(part: object) -> ToolInvocationPart:
+    if isinstance(part, ToolInvocationPart):
+        return part
+    if isinstance(part, dict):
+        from procession.messages.codec import part_from_dict
+
+        decoded = part_from_dict(part, "part")
+        if isinstance(decoded, ToolInvocationPart):
+            return decoded
+    raise MessageError("part", "must be a tool-invocation part {type, toolInvocation: {...}}", part)
+
+
+def _merge_invocation(stored: ToolInvocationPart, update: ToolInvocationPart) -> None:
+    old, new = stored.tool_invocation, update.tool_invocation
+    stored.tool_invocation = ToolInvocation(
+        state=new.state,
+        tool_call_id=old.tool_call_id,
+        tool_name=old.tool_name,
+        args=old.args,
+        result=new.result,
+        is_error=new.is_error,
+        error_text=new.error_text,
+        raw_input=old.raw_input,
+        approval=new.approval if new.approval is not None else old.approval,
+        step=old.step,
+        extra=old.extra,
+    )
+    if update.provider_metadata:
+        merged = dict(stored.provider_metadata or {})
+        for provider, values in update.provider_metadata.items():
+            merged[provider] = {**merged.get(provider, {}), **values}
+        stored.provider_metadata = merged
+    if update.provider_executed is not None:
+        stored.provider_executed = update.provider_executed
