@@ -31,3 +31,7 @@ __all__ = [
     "registered_providers",
     "resolve_model",
 ]
+
+from procession.models.providers import install_builtin_providers as _install
+
+_install()

@@ -1,0 +1,43 @@
+"""The built-in providers of the model router, imported lazily.
+
+Each entry maps a provider name to ``"module:function"``; the function takes the model part of
+a ``"provider/model"`` id and returns a model, reading keys and base URLs from the environment
+(a missing one is a :class:`~procession.errors.ConfigurationError` naming the variable).
+Provider SDKs load only when an id of theirs is resolved.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from procession.models.base import LanguageModel
+from procession.models.registry import register_provider
+
+__all__ = ["BUILTIN_PROVIDERS", "install_builtin_providers"]
+
+BUILTIN_PROVIDERS: dict[str, str] = {
+    "openai": "procession.models.openai:chat_model_from_id",
+    "openai-responses": "procession.models.openai:responses_model_from_id",
+    "ollama": "procession.models.openai:ollama_model_from_id",
+    "anthropic": "procession.models.anthropic:model_from_id",
+    "google": "procession.models.google:model_from_id",
+    "local": "procession.models.local:model_from_id",
+}
+
+
+def _lazy(target: str) -> Callable[[str], LanguageModel]:
+    module_name, _, function_name = target.partition(":")
+
+    def factory(model_id: str) -> LanguageModel:
+        module = importlib.import_module(module_name)
+        function: Callable[[str], LanguageModel] = getattr(module, function_name)
+        return function(model_id)
+
+    return factory
+
+
+def install_builtin_providers() -> None:
+    """Register every built-in provider with the router (done on import of procession)."""
+    for name, target in BUILTIN_PROVIDERS.items():
+        register_provider(name, _lazy(target))
