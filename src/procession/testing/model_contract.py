@@ -75,13 +75,16 @@ def _fail(check: str, problem: str) -> None:
     raise ModelContractError(f"check_model[{check}]: {problem}")
 
 
-def _validate(check: str, chunks: list[Chunk], offered: set[str]) -> None:
+def _validate(check: str, items: list[Any], offered: set[str]) -> None:
     open_text: set[str] = set()
     open_reasoning: set[str] = set()
     finishes = 0
+    chunks: list[Chunk] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, Chunk):
+            raise ModelContractError(f"check_model[{check}]: chunk {index} is not a Chunk")
+        chunks.append(item)
     for index, chunk in enumerate(chunks):
-        if not isinstance(chunk, Chunk):
-            _fail(check, f"chunk {index} is not a Chunk: {chunk!r}")
         if chunk.type not in MODEL_CHUNK_TYPES:
             _fail(check, f"chunk {index} has unknown type {chunk.type!r}")
         payload = chunk.payload
