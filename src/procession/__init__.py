@@ -4,7 +4,9 @@ Nine processor hooks around an LLM agentic loop inspect, rewrite, drop, block or
 flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 """
 
+from procession.agent import Agent, AgentStream
 from procession.chunks import Chunk, Usage, finish_chunk
+from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
     APICallError,
     ConfigurationError,
@@ -61,18 +63,38 @@ from procession.models import (
     register_provider,
     resolve_model,
 )
+from procession.processors import (
+    ErrorProcessor,
+    InputProcessor,
+    OutputProcessor,
+    ProcessAPIErrorResult,
+    ProcessInputStepResult,
+    ProcessLLMRequestResult,
+    Processor,
+    ProcessorMessageResult,
+    ProcessorViolation,
+    Writer,
+)
+from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
+from procession.tools import Tool, ToolContext, ToolWriter, tool
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "APICallError",
     "AbortSignal",
+    "Agent",
+    "AgentResult",
+    "AgentStream",
     "Chunk",
     "ConfigurationError",
+    "ContextKey",
     "DataPart",
     "ErrorPart",
+    "ErrorProcessor",
     "FilePart",
+    "InputProcessor",
     "LanguageModel",
     "Message",
     "MessageContent",
@@ -84,31 +106,47 @@ __all__ = [
     "ModelError",
     "ModelSettings",
     "Mutation",
+    "OutputProcessor",
     "Part",
+    "ProcessAPIErrorResult",
+    "ProcessInputStepResult",
+    "ProcessLLMRequestResult",
     "ProcessionError",
+    "Processor",
     "ProcessorError",
+    "ProcessorMessageResult",
+    "ProcessorViolation",
     "Prompt",
     "PromptMessage",
     "ReasoningPart",
+    "RequestContext",
     "ResponseFormat",
     "Role",
     "SourceDocumentPart",
     "SourcePart",
+    "StepResult",
     "StepStartPart",
     "StreamResult",
     "StructuredOutputError",
     "SystemMessage",
     "TextPart",
+    "Tool",
+    "ToolCallInfo",
     "ToolChoice",
+    "ToolContext",
     "ToolDefinition",
     "ToolError",
     "ToolInvocation",
     "ToolInvocationPart",
     "ToolInvocationState",
+    "ToolResultInfo",
+    "ToolWriter",
+    "TracingContext",
     "TripWire",
     "UnknownModelError",
     "UnknownPart",
     "Usage",
+    "Writer",
     "__version__",
     "finish_chunk",
     "get_text",
@@ -121,4 +159,5 @@ __all__ = [
     "register_model",
     "register_provider",
     "resolve_model",
+    "tool",
 ]

@@ -189,6 +189,8 @@ class TripWire(Exception, Generic[MetadataT]):  # noqa: N818 - the seed's name
         self.retry = retry
         self.metadata = metadata
         self.processor_id = processor_id
+        self.hook: str | None = None
+        """The hook that raised it, filled in by the runner."""
 
     def payload(self) -> dict[str, Any]:
         """The tripwire payload in Mastra's wire shape."""

@@ -1,0 +1,39 @@
+"""Processors: the ``Processor`` base, violations, lanes and the hook protocols."""
+
+from procession.processors.base import (
+    ERROR_HOOKS,
+    HOOKS,
+    INPUT_HOOKS,
+    OUTPUT_HOOKS,
+    ErrorProcessor,
+    InputProcessor,
+    OutputProcessor,
+    Processor,
+    ProcessorViolation,
+    implemented_hooks,
+)
+from procession.processors.protocols import (
+    ProcessAPIErrorResult,
+    ProcessInputStepResult,
+    ProcessLLMRequestResult,
+    ProcessorMessageResult,
+    Writer,
+)
+
+__all__ = [
+    "ERROR_HOOKS",
+    "HOOKS",
+    "INPUT_HOOKS",
+    "OUTPUT_HOOKS",
+    "ErrorProcessor",
+    "InputProcessor",
+    "OutputProcessor",
+    "ProcessAPIErrorResult",
+    "ProcessInputStepResult",
+    "ProcessLLMRequestResult",
+    "Processor",
+    "ProcessorMessageResult",
+    "ProcessorViolation",
+    "Writer",
+    "implemented_hooks",
+]

@@ -1,0 +1,123 @@
+"""The ``Processor`` base class, violations, lanes and the per-hook typing protocols.
+
+A processor is any object with a string ``id`` that implements one or more of the nine hooks
+by name. The base class declares **no** hook methods (D19): subclasses implement only the hooks
+they need, each declaring only the keyword arguments it uses::
+
+    class WordCounter(Processor):
+        id = "word-counter"
+
+        async def process_output_stream(self, *, part: Chunk, state: dict[str, Any], **_: Any):
+            ...
+            return part
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
+
+__all__ = [
+    "ERROR_HOOKS",
+    "HOOKS",
+    "INPUT_HOOKS",
+    "OUTPUT_HOOKS",
+    "ErrorProcessor",
+    "InputProcessor",
+    "Lane",
+    "OutputProcessor",
+    "Processor",
+    "ProcessorViolation",
+    "implemented_hooks",
+]
+
+MetadataT = TypeVar("MetadataT")
+
+Lane: TypeAlias = Literal["input", "output", "error"]
+
+INPUT_HOOKS = ("process_input", "process_input_step", "process_llm_request", "process_llm_response")
+OUTPUT_HOOKS = (
+    "process_output_stream",
+    "process_output_step",
+    "process_tool_result",
+    "process_output_result",
+)
+ERROR_HOOKS = ("process_api_error",)
+HOOKS = INPUT_HOOKS + OUTPUT_HOOKS + ERROR_HOOKS
+LANE_HOOKS: dict[str, tuple[str, ...]] = {
+    "input": INPUT_HOOKS,
+    "output": OUTPUT_HOOKS,
+    "error": ERROR_HOOKS,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorViolation(Generic[MetadataT]):
+    """What ``on_violation`` receives (D8): who aborted, why, and the abort metadata."""
+
+    processor_id: str
+    message: str
+    detail: MetadataT | None = None
+    retry: bool = False
+
+
+class Processor(Generic[MetadataT]):
+    """Base class for processors (optional: any object with an ``id`` and hooks works).
+
+    Attributes:
+        id: Unique identifier, used for state (D15), tracing and tripwire reports.
+        name: Display name; defaults to ``id``.
+        description: Human-readable description for tracing.
+        processor_index: Position in the resolved lane, set by the runtime (D28).
+        process_data_parts: When true, ``process_output_stream`` also receives ``data-*``
+            chunks (D9).
+    """
+
+    id: str = ""
+    description: str | None = None
+    process_data_parts: bool = False
+    processor_index: int | None = None
+    _name: ClassVar[str | None] = None
+
+    @property
+    def name(self) -> str:
+        """The display name; ``id`` unless set."""
+        return self.__dict__.get("_display_name") or self._name or self.id
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.__dict__["_display_name"] = value
+
+    def on_violation(self, violation: ProcessorViolation[MetadataT]) -> Awaitable[None] | None:
+        """Called for every ``abort()`` this processor makes (D8); sync or async.
+
+        The default does nothing. Exceptions raised here are logged and swallowed.
+        """
+        return None
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} id={self.id!r}>"
+
+
+def implemented_hooks(processor: object) -> tuple[str, ...]:
+    """The hook names ``processor`` implements (callable attributes named like hooks)."""
+    return tuple(name for name in HOOKS if callable(getattr(processor, name, None)))
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+InputProcessor: TypeAlias = _HasId
+"""A processor implementing at least one of ``process_input``, ``process_input_step``,
+``process_llm_request`` or ``process_llm_response`` (checked when an agent is built, D25)."""
+OutputProcessor: TypeAlias = _HasId
+"""A processor implementing at least one of ``process_output_stream``,
+``process_output_step``, ``process_tool_result`` or ``process_output_result`` (D25)."""
+ErrorProcessor: TypeAlias = _HasId
+"""A processor implementing ``process_api_error`` (D25)."""
+
+AbortFunction: TypeAlias = Callable[..., Any]
+"""``abort(reason=None, *, retry=False, metadata=None) -> NoReturn``."""

@@ -1,0 +1,264 @@
+"""Tools: a typed Python function or a pydantic model, with a JSON schema for the model.
+
+Pydantic is imported only when a tool is built, so ``import procession`` stays fast.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias, get_type_hints, overload
+
+from procession.errors import ConfigurationError, ToolError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from procession.context import RequestContext
+    from procession.signals import AbortSignal
+
+__all__ = ["Tool", "ToolContext", "ToolWriter", "Tools", "tool", "to_jsonable", "toolset"]
+
+
+class ToolWriter:
+    """The writer a tool receives (D27): ``writer.custom({...})`` emits a ``data-*`` chunk."""
+
+    __slots__ = ("_emit",)
+
+    def __init__(self, emit: Callable[[Any, str | None], Awaitable[None]]) -> None:
+        self._emit = emit
+
+    def custom(self, chunk: Any, message_id: str | None = None) -> Awaitable[None]:
+        """Enqueue a ``data-*`` chunk at once; the returned awaitable may be awaited or not."""
+        return self._emit(chunk, message_id)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """What a tool may ask for by declaring a parameter annotated ``ToolContext``."""
+
+    tool_call_id: str
+    tool_name: str
+    writer: ToolWriter
+    request_context: RequestContext
+    abort_signal: AbortSignal | None = None
+    messages: list[Any] = field(default_factory=list)
+
+
+ToolFunction: TypeAlias = Callable[..., Any]
+
+
+@dataclass(slots=True)
+class Tool:
+    """A tool the model may call.
+
+    Attributes:
+        name: The name the model sees.
+        description: What the tool does, for the model.
+        input_schema: JSON schema of the arguments.
+        function: The callable (sync or async) that runs the tool.
+        args_model: The pydantic model that validates arguments.
+        pass_model: Call ``function`` with the validated model instance (a tool built from a
+            pydantic model) instead of keyword arguments.
+        context_parameter: Name of the parameter that receives the :class:`ToolContext`.
+    """
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    function: ToolFunction
+    args_model: type[BaseModel]
+    pass_model: bool = False
+    context_parameter: str | None = None
+    is_async: bool = False
+
+    def definition(self) -> dict[str, Any]:
+        """The function-tool definition sent to the model."""
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        }
+
+    def validate(self, args: object) -> Any:
+        """Validate the model's arguments; raise :class:`ToolError` naming what is wrong."""
+        from pydantic import ValidationError
+
+        if not isinstance(args, dict):
+            raise ToolError(f"tool {self.name!r}: arguments must be a JSON object, got {args!r}")
+        try:
+            return self.args_model.model_validate(args)
+        except ValidationError as error:
+            raise ToolError(f"tool {self.name!r}: invalid arguments: {error}") from None
+
+    async def execute(self, args: object, context: ToolContext) -> Any:
+        """Validate ``args``, run the tool and return its JSON-serializable result."""
+        validated = self.validate(args)
+        if self.pass_model:
+            call_args: tuple[Any, ...] = (validated,)
+            kwargs: dict[str, Any] = {}
+        else:
+            call_args = ()
+            kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
+        if self.context_parameter is not None:
+            kwargs[self.context_parameter] = context
+        result = self.function(*call_args, **kwargs)
+        if self.is_async or inspect.isawaitable(result):
+            result = await result
+        return to_jsonable(result)
+
+
+def to_jsonable(value: Any) -> Any:
+    """Make a tool result JSON-serializable (pydantic models, dataclasses, datetimes, ...)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    from pydantic_core import to_jsonable_python
+
+    return to_jsonable_python(value)
+
+
+def _build(function: ToolFunction, name: str | None, description: str | None) -> Tool:
+    from pydantic import BaseModel, create_model
+
+    from procession.tools._tool import ToolContext as _Ctx
+
+    tool_name = name or function.__name__
+    signature = inspect.signature(function)
+    hints = _parameter_hints(function, tool_name)
+    fields: dict[str, Any] = {}
+    context_parameter: str | None = None
+    model_parameter: type[BaseModel] | None = None
+    for parameter in signature.parameters.values():
+        annotation = hints.get(parameter.name, Any)
+        if annotation is _Ctx:
+            context_parameter = parameter.name
+            continue
+        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+            raise ConfigurationError(f"tool {tool_name!r}: *args and **kwargs are not supported")
+        if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
+            model_parameter = annotation
+            continue
+        default = ... if parameter.default is parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, default)
+    if model_parameter is not None:
+        if fields:
+            raise ConfigurationError(
+                f"tool {tool_name!r}: a tool taking a pydantic model takes no other arguments"
+            )
+        args_model = model_parameter
+    else:
+        args_model = create_model(f"{tool_name}_args", **fields)
+    doc = inspect.getdoc(function) or ""
+    schema = args_model.model_json_schema()
+    schema.pop("title", None)
+    return Tool(
+        name=tool_name,
+        description=description if description is not None else doc,
+        input_schema=schema,
+        function=function,
+        args_model=args_model,
+        pass_model=model_parameter is not None,
+        context_parameter=context_parameter,
+        is_async=inspect.iscoroutinefunction(function),
+    )
+
+
+def _parameter_hints(function: ToolFunction, tool_name: str) -> dict[str, Any]:
+    """Resolve parameter annotations; the return annotation is not needed, so a local class
+    named there (under ``from __future__ import annotations``) does no harm."""
+    try:
+        return get_type_hints(function)
+    except NameError:
+        pass
+    annotations = dict(getattr(function, "__annotations__", {}))
+    annotations.pop("return", None)
+    namespace = getattr(function, "__globals__", {})
+    hints: dict[str, Any] = {}
+    for name, annotation in annotations.items():
+        if not isinstance(annotation, str):
+            hints[name] = annotation
+            continue
+        try:
+            hints[name] = eval(annotation, namespace)
+        except NameError as error:
+            raise ConfigurationError(
+                f"tool {tool_name!r}: cannot resolve the annotation of {name!r} ({error}); "
+                "define the type at module level"
+            ) from None
+    return hints
+
+
+@overload
+def tool(function: ToolFunction, /) -> Tool: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[ToolFunction], Tool]: ...
+def tool(
+    function: ToolFunction | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[ToolFunction], Tool]:
+    """Make a tool from a typed function (sync or async).
+
+    Parameters become the argument schema (validated with pydantic); the docstring is the
+    description. A single parameter annotated with a pydantic model makes that model the
+    schema, and the function receives the validated instance. A parameter annotated
+    :class:`ToolContext` receives the tool's context (its ``writer``, the request context...).
+
+    Example::
+
+        @tool
+        async def lookup_user(id: int) -> dict[str, str]:
+            \"\"\"Look up a user by id.\"\"\"
+            return {"name": "Ada"}
+    """
+    if function is not None:
+        return _build(function, name, description)
+    return lambda f: _build(f, name, description)
+
+
+Tools: TypeAlias = "Mapping[str, Tool | ToolFunction] | list[Tool | ToolFunction]"
+
+
+def toolset(tools: object) -> dict[str, Tool]:
+    """Normalise a list or mapping of tools (or plain functions) to ``{name: Tool}``."""
+    if tools is None:
+        return {}
+    items: list[tuple[str | None, object]]
+    if isinstance(tools, Mapping):
+        items = list(tools.items())
+    elif isinstance(tools, list | tuple):
+        items = [(None, t) for t in tools]
+    else:
+        raise ConfigurationError(f"tools: expected a list or a mapping, got {tools!r}")
+    out: dict[str, Tool] = {}
+    for key, value in items:
+        if isinstance(value, Tool):
+            built = value
+        elif callable(value):
+            built = _build(value, key, None)
+        else:
+            raise ConfigurationError(f"tools: {value!r} is neither a Tool nor a function")
+        name = key or built.name
+        if name in out:
+            raise ConfigurationError(f"tools: two tools are named {name!r}")
+        out[name] = built if built.name == name else _renamed(built, name)
+    return out
+
+
+def _renamed(built: Tool, name: str) -> Tool:
+    return Tool(
+        name=name,
+        description=built.description,
+        input_schema=built.input_schema,
+        function=built.function,
+        args_model=built.args_model,
+        pass_model=built.pass_model,
+        context_parameter=built.context_parameter,
+        is_async=built.is_async,
+    )
