@@ -559,8 +559,7 @@ class Run:
                 processor_id=tripwire.processor_id,
                 metadata=tripwire.metadata,
             )
-        except _Retry:
-            self.message_list.rollback(checkpoint)
+        except _Retry:  # the API-error path rolled the model output back already
             del self.steps[steps_before:]
             while self.outbox:
                 yield self.outbox.popleft()
@@ -728,6 +727,8 @@ class Run:
                     await self.settle()
                     while self.outbox:
                         yield self.outbox.popleft()
+            if signal is not None and signal.aborted:
+                raise _Abort
         finally:
             aclose = getattr(stream, "aclose", None)
             if aclose is not None:

@@ -405,7 +405,7 @@ class MessageList:
         drop = [
             m.id
             for m in self._messages
-            if m.id not in checkpoint.ids and sources[m.id] in ("response", "context")
+            if m.id not in checkpoint.ids and sources[m.id] == "response"
         ]
         for message in self._messages:
             count = checkpoint.part_counts.get(message.id)
