@@ -1,0 +1,170 @@
+"""Retries of transient model errors, for any :class:`~procession.models.LanguageModel` (D14).
+
+Design: the core is one function, :func:`stream_with_retries`, which starts a call and waits
+for its *first chunk* before returning. An :class:`~procession.errors.APICallError` with
+``is_retryable`` (429, 408/409, 5xx, connection failures, timeouts) raised by ``do_stream`` or
+before the first chunk is retried with exponential back-off, honouring the provider's
+``Retry-After``/``retry-after-ms`` (:attr:`APICallError.retry_after`). Once a chunk has been
+yielded the call is never repeated (the consumer has already seen output): later errors are
+re-raised as they are. Other errors (400, 401, 404, 422, ...) raise at once.
+:class:`RetryingModel` wraps a model so that every ``do_stream`` goes through it.
+
+Provider SDKs are set to retry nothing themselves, so retries happen in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from procession.chunks import Chunk
+from procession.errors import APICallError
+from procession.models._abort import cancel_on_abort
+from procession.models.base import LanguageModel, ModelCallOptions, StreamResult
+
+__all__ = ["DEFAULT_MAX_RETRIES", "RetryingModel", "retry_delay", "stream_with_retries"]
+
+DEFAULT_MAX_RETRIES = 2
+MAX_RETRY_AFTER = 60.0
+"""A ``Retry-After`` longer than this (seconds) is not waited for: the error is raised."""
+
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+def retry_delay(error: APICallError, attempt: int, *, base_delay: float, max_delay: float) -> float:
+    """Seconds to wait before retry number ``attempt + 1``: the provider's ``Retry-After``
+    when it gave one, else ``base_delay * 2**attempt`` capped at ``max_delay``."""
+    after = error.retry_after
+    if after is not None and after >= 0:
+        return after
+    return float(min(base_delay * 2**attempt, max_delay))
+
+
+async def stream_with_retries(
+    model: LanguageModel,
+    options: ModelCallOptions,
+    *,
+    max_retries: int | None = None,
+    base_delay: float = 0.5,
+    max_delay: float = 8.0,
+    sleep: Sleep = asyncio.sleep,
+) -> StreamResult:
+    """``model.do_stream(options)``, retrying transient failures before the first chunk.
+
+    Args:
+        model: Any model.
+        options: The call; ``options.settings["max_retries"]`` is the default retry count
+            and ``options.abort_signal`` also interrupts the back-off sleep.
+        max_retries: Retries after the first attempt (default 2).
+        base_delay: The first back-off delay in seconds; it doubles on each retry.
+        max_delay: The longest back-off delay (a ``Retry-After`` is honoured beyond it, up
+            to :data:`MAX_RETRY_AFTER`).
+        sleep: The sleep function (tests pass a fake one).
+
+    Returns:
+        The :class:`StreamResult` of the attempt that produced a first chunk (or ended).
+
+    Raises:
+        APICallError: A non-retryable error, or the last error once retries are used up.
+    """
+    if max_retries is None:
+        max_retries = options.settings.get("max_retries", DEFAULT_MAX_RETRIES)
+    attempt = 0
+    while True:
+        try:
+            return await _first_chunk(model, options)
+        except APICallError as error:
+            delay = retry_delay(error, attempt, base_delay=base_delay, max_delay=max_delay)
+            if not error.is_retryable or attempt >= max_retries or delay > MAX_RETRY_AFTER:
+                raise
+        with cancel_on_abort(options.abort_signal):
+            await sleep(delay)
+        attempt += 1
+
+
+async def _first_chunk(model: LanguageModel, options: ModelCallOptions) -> StreamResult:
+    result = await model.do_stream(options)
+    stream = result.stream
+    try:
+        first = await stream.__anext__()
+    except StopAsyncIteration:
+        return result
+    except BaseException:
+        await _aclose(stream)
+        raise
+    return StreamResult(
+        stream=_Prepended(first, stream),
+        request=result.request,
+        response=result.response,
+        warnings=result.warnings,
+    )
+
+
+async def _aclose(stream: AsyncIterator[Chunk]) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+class _Prepended:
+    """``first`` and then the rest of ``stream``; ``aclose`` closes ``stream``."""
+
+    def __init__(self, first: Chunk, stream: AsyncIterator[Chunk]) -> None:
+        self._first: Chunk | None = first
+        self._stream = stream
+
+    def __aiter__(self) -> _Prepended:
+        return self
+
+    async def __anext__(self) -> Chunk:
+        first = self._first
+        if first is not None:
+            self._first = None
+            return first
+        return await self._stream.__anext__()
+
+    async def aclose(self) -> None:
+        self._first = None
+        await _aclose(self._stream)
+
+
+class RetryingModel:
+    """A model whose ``do_stream`` is :func:`stream_with_retries` around ``model``.
+
+    It reports the wrapped model's ``provider``, ``model_id`` and capabilities.
+    """
+
+    specification_version = "v2"
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        *,
+        max_retries: int | None = None,
+        base_delay: float = 0.5,
+        max_delay: float = 8.0,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.model = model
+        self.provider = model.provider
+        self.model_id = model.model_id
+        self.supports_structured_output = model.supports_structured_output
+        self._max_retries = max_retries
+        self._base_delay = base_delay
+        self._max_delay = max_delay
+        self._sleep = sleep
+
+    async def do_stream(self, options: ModelCallOptions) -> StreamResult:
+        """Start the call, retrying transient errors before the first chunk."""
+        return await stream_with_retries(
+            self.model,
+            options,
+            max_retries=self._max_retries,
+            base_delay=self._base_delay,
+            max_delay=self._max_delay,
+            sleep=self._sleep,
+        )
+
+    def __repr__(self) -> str:
+        return f"RetryingModel({self.model!r})"
