@@ -1,4 +1,4 @@
-"""Build the keyword arguments of ``AsyncAnthropic().messages.create`` from call options.
+"""Build the Anthropic Messages API request body from procession call options.
 
 Settings map to ``temperature``, ``max_tokens`` (default :data:`DEFAULT_MAX_TOKENS`, plus the
 thinking budget when thinking is on), ``top_p``, ``top_k`` and ``stop_sequences``.
@@ -97,7 +97,7 @@ def _settings(request: dict[str, Any], options: ModelCallOptions, warnings: list
 def build_request(
     model_id: str, options: ModelCallOptions
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The ``messages.create`` keyword arguments (without ``stream``) and call warnings."""
+    """The Messages API request body (without ``stream``) and the call's warnings."""
     prompt = convert_prompt(options.prompt)
     warnings = list(prompt.warnings)
     provider = dict(options.provider_options.get("anthropic") or {})
@@ -119,7 +119,7 @@ def build_request(
         _apply_cache_control(request, {"type": "ephemeral"} if control is True else dict(control))
     if options.response_format is not None:
         warnings.append({"type": "unsupported-setting", "setting": "responseFormat"})
-    extra = {k: v for k, v in provider.items() if k not in _HANDLED_OPTIONS}
-    if extra:
-        request["extra_body"] = extra
+    for key, value in provider.items():
+        if key not in _HANDLED_OPTIONS:
+            request.setdefault(key, value)
     return request, warnings

@@ -152,10 +152,7 @@ class AnthropicModel:
     async def do_stream(self, options: ModelCallOptions) -> StreamResult:
         """Start one streamed Messages call; HTTP errors raise :class:`APICallError` here."""
         request, warnings = build_request(self.model_id, options)
-        call = dict(request)
-        extra_headers = dict(options.settings.get("headers") or {})
-        if extra_headers:
-            call["extra_headers"] = extra_headers
+        call = _sdk_arguments(request, options)
         watch = AbortWatch(options.abort_signal)
         try:
             sdk_stream = await watch.run(self.client.messages.create(**call, stream=True))
@@ -171,6 +168,18 @@ class AnthropicModel:
             response={"headers": headers},
             warnings=warnings,
         )
+
+
+def _sdk_arguments(request: dict[str, Any], options: ModelCallOptions) -> dict[str, Any]:
+    """``messages.create`` arguments: the required ones by name, the rest as ``extra_body``
+    (the SDK does not name every field, such as the sampling settings)."""
+    required = ("model", "max_tokens", "messages")
+    call: dict[str, Any] = {name: request[name] for name in required}
+    call["extra_body"] = {k: v for k, v in request.items() if k not in required}
+    extra_headers = options.settings.get("headers")
+    if extra_headers:
+        call["extra_headers"] = dict(extra_headers)
+    return call
 
 
 async def _chunks(sdk_stream: Any, watch: AbortWatch, request: object) -> AsyncIterator[Chunk]:
