@@ -416,9 +416,11 @@ class Run:
             self._end_blocked(tripwire.payload)
             yield self._chunk("tripwire", tripwire.payload)
         except _Abort:
-            result.finish_reason = "abort"
-            result.text = ""
-            yield self._chunk("abort", {})
+            yield self._aborted()
+        except asyncio.CancelledError:
+            if self.signal is None or not self.signal.aborted:
+                raise  # a real cancellation of the caller's task
+            yield self._aborted()
         except (ProcessorError, APICallError, ConfigurationError, MessageError) as error:
             yield self._fail(error)
         except Exception as error:  # a model or tool layer bug: fail closed, never hang
@@ -427,6 +429,11 @@ class Run:
             result.steps = self.steps
             result.usage = self.usage
             result.messages = self.message_list.get.response.db()
+
+    def _aborted(self) -> Chunk:
+        self.result.finish_reason = "abort"
+        self.result.text = ""
+        return self._chunk("abort", {})
 
     def _fail(self, error: BaseException) -> Chunk:
         self.result.error = error

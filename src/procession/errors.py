@@ -21,7 +21,9 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 __all__ = [
     "APICallError",
@@ -36,7 +38,7 @@ __all__ = [
     "UnknownModelError",
 ]
 
-MetadataT = TypeVar("MetadataT")
+MetadataT = TypeVar("MetadataT", default=Any)
 
 
 class ProcessionError(Exception):

@@ -57,9 +57,10 @@ async def test_a_raising_processor_fails_the_run_closed(lane: str, hook: str) ->
     assert error.hook == hook
     assert "crashy" in str(error)
     assert hook in str(error)
+    fresh = ScriptedModel([tool_call("act", {}), Reply(text=["secret text"])])
+    bot = agent(fresh, tools=[act], **{f"{lane}_processors": [bad]})
     with pytest.raises(ProcessorError):
-        fresh = ScriptedModel([tool_call("act", {}), Reply(text=["secret text"])])
-        await agent(fresh, tools=[act], **{f"{lane}_processors": [bad]}).generate("x")
+        await bot.generate("x")
 
 
 @pytest.mark.asyncio
@@ -262,3 +263,28 @@ async def test_prepare_step_runs_after_input_processors() -> None:
     await agent(model, input_processors=[first]).generate("x", prepare_step=prepare_step)
     assert seen_choice == [{"type": "required"}]
     assert model.calls[0].tool_choice == {"type": "none"}
+
+
+@pytest.mark.asyncio
+async def test_a_model_that_raises_cancelled_on_abort_ends_with_an_abort_chunk() -> None:
+    from procession.models.base import ModelCallOptions, StreamResult
+
+    class AbortAware:
+        provider = "test"
+        model_id = "abort-aware"
+        specification_version = "v2"
+        supports_structured_output = False
+
+        async def do_stream(self, options: ModelCallOptions) -> StreamResult:
+            async def stream() -> Any:
+                yield Chunk("text-start", {"id": "t"})
+                assert options.abort_signal is not None
+                await options.abort_signal.wait()
+                raise asyncio.CancelledError(options.abort_signal.reason)
+
+            return StreamResult(stream=stream())
+
+    signal = AbortSignal()
+    asyncio.get_running_loop().call_later(0.02, signal.abort)
+    chunks = await collect(agent(AbortAware()).stream("x", abort_signal=signal))  # type: ignore[arg-type]
+    assert chunks[-1].type == "abort"

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias, TypeVar
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias
+
+from typing_extensions import TypeVar
 
 __all__ = [
     "ERROR_HOOKS",
@@ -32,7 +34,8 @@ __all__ = [
     "implemented_hooks",
 ]
 
-MetadataT = TypeVar("MetadataT")
+MetadataT = TypeVar("MetadataT", default=Any)
+"""The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
 
 Lane: TypeAlias = Literal["input", "output", "error"]
 
