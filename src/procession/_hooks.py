@@ -1,0 +1,394 @@
+"""Calling hooks for one run: keyword arguments, ``abort``, violations, writers (D8, D19, D27).
+
+``RunBase`` holds a run's state and the machinery every stage uses: binding each lane's hooks
+once per run, building their arguments, turning exceptions into ``ProcessorError`` (D10), and
+the queue that carries ``writer.custom`` data chunks through the output lane (D9).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from procession.chunks import Chunk, Usage
+from procession.context import RequestContext, TracingContext
+from procession.errors import (
+    ProcessorError,
+    TripWire,
+)
+from procession.messages.message import Message, MessageContent, SystemMessage
+from procession.messages.message_list import MessageList
+from procession.messages.parts import DataPart
+from procession.models.base import LanguageModel
+from procession.processors._invoke import BoundHook, bind_hook
+from procession.processors.base import LANE_HOOKS, ProcessorViolation
+from procession.results import AgentResult, StepResult
+from procession.signals import AbortSignal
+from procession.tools._tool import Tool
+
+logger = logging.getLogger("procession")
+
+RETRY_FEEDBACK_TAG = "processor-retry-feedback"
+RETRY_FEEDBACK = (
+    "[Processor Feedback] Your previous response was not accepted: {reason}. "
+    "Please try again with the feedback in mind."
+)
+DEFAULT_ERROR_RETRY_BUDGET = 10
+_HIDDEN_FROM_CLIENT = frozenset(("response-metadata", "finish"))
+_STEP_KEYS = frozenset(
+    (
+        "model",
+        "tool_choice",
+        "active_tools",
+        "tools",
+        "messages",
+        "message_list",
+        "system_messages",
+        "provider_options",
+        "model_settings",
+        "structured_output",
+    )
+)
+
+
+class _Ready:
+    """An already-finished awaitable: what ``writer.custom`` returns (D27)."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[Any, None, None]:
+        return
+        yield  # pragma: no cover - makes this a generator
+
+
+_READY = _Ready()
+
+
+@dataclass(slots=True, kw_only=True)
+class RunConfig:
+    """Everything one call runs with, resolved from the agent and the call options."""
+
+    agent_id: str
+    model: LanguageModel | str
+    tools: dict[str, Tool]
+    tool_choice: Any = "auto"
+    active_tools: list[str] | None = None
+    provider_options: dict[str, Any] = field(default_factory=dict)
+    model_settings: dict[str, Any] = field(default_factory=dict)
+    structured_output: Any = None
+    max_steps: int = 5
+    max_processor_retries: int | None = None
+    input_processors: list[Any] = field(default_factory=list)
+    output_processors: list[Any] = field(default_factory=list)
+    error_processors: list[Any] = field(default_factory=list)
+    prepare_step: Callable[..., Any] | None = None
+    abort_signal: AbortSignal | None = None
+    request_context: RequestContext = field(default_factory=RequestContext)
+    on_complete: list[Callable[[Any], Awaitable[None]]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _StepConfig:
+    model: LanguageModel
+    tools: dict[str, Tool]
+    tool_choice: dict[str, Any]
+    active_tools: list[str] | None
+    provider_options: dict[str, Any]
+    model_settings: dict[str, Any]
+    structured_output: Any
+    system: list[SystemMessage] | None = None
+
+
+class _Retry(Exception):  # noqa: N818 - control flow
+    """A step asks to be re-run (processor retry or API-error retry)."""
+
+
+class _Tripwire(Exception):  # noqa: N818 - control flow
+    def __init__(self, payload: dict[str, Any]) -> None:
+        self.payload = payload
+
+
+class _Abort(Exception):  # noqa: N818 - control flow
+    """The caller's abort signal fired."""
+
+
+class _StreamHook:
+    """A ``process_output_stream`` hook with its keyword dict built once per run."""
+
+    __slots__ = ("bound", "data", "function", "is_async", "kw", "parts", "processor_id")
+
+    def __init__(self, bound: BoundHook, kw: dict[str, Any], wants_parts: bool) -> None:
+        self.bound = bound
+        self.function = bound.function
+        self.is_async = bound.is_async
+        self.processor_id = bound.processor_id
+        self.kw = kw
+        self.parts: list[Chunk] | None = [] if wants_parts else None
+        if self.parts is not None:
+            kw["stream_parts"] = self.parts
+        self.data = bool(getattr(bound.processor, "process_data_parts", False))
+
+
+class ProcessorWriter:
+    """The ``writer`` hooks receive (D27): ``writer.custom(chunk)`` emits a ``data-*`` chunk.
+
+    The chunk is enqueued at once; the returned awaitable is already done, so sync and async
+    hooks can both use it. Non-transient data chunks are stored as parts of the response.
+    """
+
+    __slots__ = ("_direct", "_run")
+
+    def __init__(self, run: RunBase, *, direct: bool) -> None:
+        self._run = run
+        self._direct = direct
+
+    def custom(self, chunk: Any, message_id: str | None = None) -> Awaitable[None]:
+        """Enqueue a ``data-*`` chunk (a ``Chunk`` or ``{"type", "data", "transient"?}``)."""
+        self._run.enqueue(_data_chunk(chunk), direct=self._direct)
+        return _READY
+
+
+def _data_chunk(chunk: Any) -> Chunk:
+    if isinstance(chunk, dict):
+        kind = chunk.get("type")
+        if not isinstance(kind, str):
+            raise ValueError(f"writer.custom: a chunk needs a string 'type' (got {chunk!r})")
+        chunk = Chunk.data_chunk(
+            kind, chunk.get("data"), id=chunk.get("id"), transient=bool(chunk.get("transient"))
+        )
+    if not isinstance(chunk, Chunk) or not chunk.type.startswith("data-"):
+        raise ValueError(f"writer.custom: the chunk's type must start with 'data-' (got {chunk!r})")
+    return chunk
+
+
+def _coerce_chunk(processor_id: str, value: Any) -> Chunk:
+    if isinstance(value, Chunk):
+        return value
+    if isinstance(value, dict):
+        try:
+            return Chunk.from_dict(value)
+        except ValueError as error:
+            raise ProcessorError(processor_id, "process_output_stream", str(error)) from None
+    raise ProcessorError(
+        processor_id,
+        "process_output_stream",
+        f"returned {type(value).__name__}; expected a Chunk, or None to drop the chunk",
+    )
+
+
+class RunBase:
+    """State of one ``generate()``/``stream()`` call, and how its hooks are called."""
+
+    def __init__(self, run_id: str, message_list: MessageList, config: RunConfig) -> None:
+        self.run_id = run_id
+        self.message_list = message_list
+        self.config = config
+        self.request_context = config.request_context
+        self.signal = config.abort_signal
+        self.tracing = TracingContext(run_id=run_id, agent_id=config.agent_id)
+        self.states: dict[str, dict[str, Any]] = {}
+        self.steps: list[StepResult] = []
+        self.usage = Usage()
+        self.processor_retries = 0
+        self.api_retries = 0
+        self.response_id = f"{run_id}-response"
+        self.pending: deque[tuple[Chunk, bool]] = deque()
+        self.outbox: deque[Chunk] = deque()
+        self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
+        self._wake: asyncio.Event | None = None
+        self.writer = ProcessorWriter(self, direct=False)
+        self._direct_writer = ProcessorWriter(self, direct=True)
+        self._aborts: dict[tuple[str, bool], Callable[..., NoReturn]] = {}
+        self._stream_hooks: list[_StreamHook] = []
+        self._hooks: dict[str, list[BoundHook]] = {}
+        self.model: LanguageModel | None = None
+
+    def _bind_lanes(self) -> None:
+        config = self.config
+        lanes = {
+            "input": config.input_processors,
+            "output": config.output_processors,
+            "error": config.error_processors,
+        }
+
+        for lane, processors in lanes.items():
+            for index, processor in enumerate(processors):
+                processor.processor_index = index  # D28
+                for hook in LANE_HOOKS[lane]:
+                    bound = bind_hook(processor, hook)
+                    if bound is not None:
+                        self._hooks.setdefault(hook, []).append(bound)
+        for bound in self._hooks.get("process_output_stream", []):
+            wants = bound.wants
+            kw = bound.select(self._base_args(bound, stream=True, parts=None))
+            if wants is None:
+                kw.pop("stream_parts", None)
+            want_parts = wants is None or "stream_parts" in wants
+            self._stream_hooks.append(_StreamHook(bound, kw, want_parts))
+
+    def state_for(self, processor_id: str) -> dict[str, Any]:
+        """The run's state dict for a processor id (D15)."""
+        state = self.states.get(processor_id)
+        if state is None:
+            state = self.states[processor_id] = {}
+        return state
+
+    def _abort_for(self, processor_id: str, *, stream: bool) -> Callable[..., NoReturn]:
+        key = (processor_id, stream)
+        abort = self._aborts.get(key)
+        if abort is None:
+            default = (
+                f"Stream part blocked by {processor_id}"
+                if stream
+                else f"Tripwire triggered by {processor_id}"
+            )
+
+            def abort(
+                reason: str | None = None, *, retry: bool = False, metadata: Any = None
+            ) -> NoReturn:
+                raise TripWire(
+                    reason or default, retry=retry, metadata=metadata, processor_id=processor_id
+                )
+
+            self._aborts[key] = abort
+        return abort
+
+    def _base_args(
+        self, bound: BoundHook, *, stream: bool = False, parts: Any = None
+    ) -> dict[str, Any]:
+        return {
+            "abort": self._abort_for(bound.processor_id, stream=stream),
+            "retry_count": self.processor_retries,
+            "state": self.state_for(bound.processor_id),
+            "tracing_context": self.tracing,
+            "request_context": self.request_context,
+            "abort_signal": self.signal,
+            "message_list": self.message_list,
+            "writer": self._direct_writer if stream else self.writer,
+            "part": None,
+            "stream_parts": parts,
+        }
+
+    async def _call(self, bound: BoundHook, args: dict[str, Any]) -> Any:
+        try:
+            return await bound(args)
+        except TripWire as tripwire:
+            if tripwire.processor_id is None:
+                tripwire.processor_id = bound.processor_id
+            tripwire.hook = bound.hook
+            await self._violation(bound.processor, tripwire)
+            raise
+        except (ProcessorError, _Retry, _Tripwire, _Abort):
+            raise
+        except Exception as error:
+            raise ProcessorError(
+                bound.processor_id, bound.hook, f"raised {type(error).__name__}: {error}"
+            ) from error
+
+    async def _violation(self, processor: Any, tripwire: TripWire[Any]) -> None:
+        callback = getattr(processor, "on_violation", None)
+        if not callable(callback):
+            return
+        violation = ProcessorViolation(
+            processor_id=tripwire.processor_id or str(getattr(processor, "id", "")),
+            message=tripwire.reason,
+            detail=tripwire.metadata,
+            retry=tripwire.retry,
+        )
+        try:
+            result = callback(violation)
+            if inspect.isawaitable(result):
+                await result
+        except Exception:  # D8: logged and swallowed
+            logger.exception("on_violation of %r raised", violation.processor_id)
+
+    def _args(self, bound: BoundHook, **values: Any) -> dict[str, Any]:
+        args = self._base_args(bound)
+        args.update(values)
+        return args
+
+    def enqueue(self, chunk: Chunk, *, direct: bool) -> None:
+        """Queue a data chunk from a writer; it is processed at the loop's next turn."""
+        chunk.run_id = self.run_id
+        self.pending.append((chunk, direct))
+        if self._wake is not None:
+            self._wake.set()
+
+    async def settle(self) -> None:
+        """Run queued data chunks through the output lane, store and ready them (D9, D27)."""
+        while self.pending:
+            chunk, direct = self.pending.popleft()
+            processed: Chunk | None = chunk if direct else await self.through(chunk)
+            if processed is None:
+                continue
+            if processed.type.startswith("data-") and not processed.transient:
+                self._response_message().content.parts.append(
+                    DataPart(type=processed.type, data=processed.data, id=processed.id)
+                )
+            self.outbox.append(processed)
+
+    async def through(self, chunk: Chunk) -> Chunk | None:
+        """Pass one loop-made chunk through every ``process_output_stream`` hook."""
+        is_data = chunk.type.startswith("data-")
+        current: Chunk | None = chunk
+        for hook in self._stream_hooks:
+            if is_data and not hook.data:
+                continue
+            current = await self._stream_call(hook, current)  # type: ignore[arg-type]
+            if current is None:
+                return None
+        return current
+
+    async def _stream_call(self, hook: _StreamHook, chunk: Chunk) -> Chunk | None:
+        kw = hook.kw
+        kw["part"] = chunk
+        if hook.parts is not None:
+            hook.parts.append(chunk)
+        try:
+            result = hook.function(**kw)
+            if hook.is_async or inspect.isawaitable(result):
+                result = await result
+        except TripWire as tripwire:
+            if tripwire.processor_id is None:
+                tripwire.processor_id = hook.processor_id
+            tripwire.hook = "process_output_stream"
+            await self._violation(hook.bound.processor, tripwire)
+            raise
+        except (ProcessorError, _Retry, _Tripwire, _Abort):
+            raise
+        except Exception as error:
+            raise ProcessorError(
+                hook.processor_id,
+                "process_output_stream",
+                f"raised {type(error).__name__}: {error}",
+            ) from error
+        if result is None or type(result) is Chunk:
+            return result
+        return _coerce_chunk(hook.processor_id, result)
+
+    def _chunk(self, kind: str, payload: dict[str, Any]) -> Chunk:
+        return Chunk(kind, payload, self.run_id)
+
+    def _response_message(self) -> Message:
+        message_list = self.message_list
+        for message in reversed(message_list.get.response.db()):
+            if message.id == self.response_id:
+                return message
+        message = Message(id=self.response_id, role="assistant", content=MessageContent(parts=[]))
+        message_list.add(message, "response")
+        return message
+
+    def _budget(self) -> int | None:
+        configured = self.config.max_processor_retries
+        if configured is not None:
+            return configured
+        return DEFAULT_ERROR_RETRY_BUDGET if self.config.error_processors else None
+
+    def _can_retry(self, used: int) -> bool:
+        budget = self._budget()
+        return budget is not None and used < budget
