@@ -83,6 +83,8 @@ class RunConfig:
     structured_output: Any = None
     max_steps: int = 5
     max_processor_retries: int | None = None
+    max_retries: int | None = None
+    """Retries of transient model errors (D14); ``None`` means the model layer's default, 2."""
     input_processors: list[Any] = field(default_factory=list)
     output_processors: list[Any] = field(default_factory=list)
     error_processors: list[Any] = field(default_factory=list)

@@ -45,6 +45,7 @@ from procession.errors import (
 from procession.messages.formats import to_prompt
 from procession.messages.parts import StepStartPart
 from procession.models.base import ModelCallOptions
+from procession.models.retry import start_with_retries
 from procession.results import StepResult
 from procession.tools._tool import Tool
 
@@ -206,6 +207,7 @@ class Run(ToolStage):
         warnings: list[dict[str, Any]] = []
         finish: Chunk | None = None
         checkpoint_before_model = message_list.checkpoint()
+        first: Chunk | None = None
         try:
             if cached is not None:
                 stream = _replay(cached)
@@ -220,7 +222,9 @@ class Run(ToolStage):
                     settings=step.model_settings,  # type: ignore[arg-type]
                     abort_signal=self.signal,
                 )
-                started = await step.model.do_stream(options)
+                started, first = await start_with_retries(  # D14: transient errors
+                    step.model, options, max_retries=self.config.max_retries
+                )
                 stream = started.stream
                 request, warnings = started.request, started.warnings
             start = await self.through(
@@ -231,7 +235,7 @@ class Run(ToolStage):
             )
             if start is not None:
                 yield start
-            async for chunk in self._model_chunks(stream, builder, raw):
+            async for chunk in self._model_chunks(first, stream, builder, raw):
                 if chunk.type == "finish":
                     finish = chunk
                 else:
@@ -261,16 +265,31 @@ class Run(ToolStage):
             yield marker
 
     async def _model_chunks(
-        self, stream: AsyncIterator[Chunk], builder: StepBuilder, raw: list[dict[str, Any]] | None
+        self,
+        first: Chunk | None,
+        stream: AsyncIterator[Chunk],
+        builder: StepBuilder,
+        raw: list[dict[str, Any]] | None,
     ) -> AsyncIterator[Chunk]:
-        """The hot path: every model chunk through the output lane, into the step, out."""
+        """The hot path: every model chunk through the output lane, into the step, out.
+
+        ``first`` is the chunk the retry layer already read (``None`` when it read none).
+        """
         run_id = self.run_id
         hooks = self._stream_hooks
         signal = self.signal
         add = builder.add
         hidden = _HIDDEN_FROM_CLIENT
+        next_chunk = stream.__anext__
         try:
-            async for chunk in stream:
+            while True:
+                if first is not None:
+                    chunk, first = first, None
+                else:
+                    try:
+                        chunk = await next_chunk()
+                    except StopAsyncIteration:
+                        break
                 if signal is not None and signal.aborted:
                     raise _Abort
                 chunk.run_id = run_id

@@ -106,6 +106,8 @@ class Agent:
         output_processors: Processors of the output lane.
         error_processors: Processors of the error lane (``process_api_error``).
         max_processor_retries: How many times processors may ask for a retry (D4).
+        max_retries: Retries of transient model errors (429, 5xx, connection) with back-off,
+            before error processors see them (D14; default 2).
         max_steps: The maximum number of steps (model calls) per run (default 5).
         tool_choice: ``"auto"`` (default), ``"none"``, ``"required"`` or a tool name.
         provider_options: Provider-specific options for every call.
@@ -125,6 +127,7 @@ class Agent:
         output_processors: LaneSpec = None,
         error_processors: LaneSpec = None,
         max_processor_retries: int | None = None,
+        max_retries: int | None = None,
         max_steps: int = 5,
         tool_choice: Any = "auto",
         provider_options: dict[str, Any] | None = None,
@@ -153,6 +156,7 @@ class Agent:
         self.output_processors = output_processors
         self.error_processors = error_processors
         self.max_processor_retries = max_processor_retries
+        self.max_retries = max_retries
         self.max_steps = max_steps
         self.tool_choice = tool_choice
         self.provider_options = provider_options or {}
@@ -170,6 +174,7 @@ class Agent:
         output_processors: LaneSpec = _UNSET,
         error_processors: LaneSpec = _UNSET,
         max_processor_retries: int | None = _UNSET,
+        max_retries: int | None = None,
         max_steps: int | None = None,
         model: LanguageModel | str | None = None,
         tools: Any = None,
@@ -201,6 +206,7 @@ class Agent:
             overrides,
             {
                 "max_steps": max_steps,
+                "max_retries": max_retries,
                 "model": model,
                 "tools": tools,
                 "tool_choice": tool_choice,
@@ -277,6 +283,9 @@ class _PendingRun(Run):
         config.structured_output = options["structured_output"]
         config.max_steps = options["max_steps"] or agent.max_steps
         config.max_processor_retries = agent.max_processor_retries if retries is _UNSET else retries
+        config.max_retries = (
+            options["max_retries"] if options["max_retries"] is not None else agent.max_retries
+        )
         config.input_processors = lanes["input"]
         config.output_processors = lanes["output"]
         config.error_processors = lanes["error"]

@@ -148,3 +148,27 @@ async def test_error_processors_only_come_from_the_error_lane() -> None:  # D14
     with pytest.raises(APICallError):
         await agent(ScriptedModel([rejected()]), output_processors=[Both()]).generate("x")
     assert trace.calls == []
+
+
+@pytest.mark.asyncio
+async def test_transient_errors_are_retried_before_error_processors() -> None:  # D14
+    trace = Trace()
+    seen = RecordingProcessor("seen", ["process_api_error"], trace=trace)
+    busy = Reply(error=APICallError("busy", status_code=503, response_headers={"retry-after": "0"}))
+    model = ScriptedModel([busy, busy, Reply(text=["ok"])])
+    result = await agent(model, error_processors=[seen]).generate("x")
+    assert result.text == "ok"
+    assert len(model.calls) == 3
+    assert trace.calls == []
+
+
+@pytest.mark.asyncio
+async def test_transient_errors_beyond_max_retries_reach_error_processors() -> None:  # D14
+    trace = Trace()
+    seen = RecordingProcessor("seen", ["process_api_error"], trace=trace)
+    busy = Reply(error=APICallError("busy", status_code=429, response_headers={"retry-after": "0"}))
+    model = ScriptedModel([busy, busy])
+    with pytest.raises(APICallError, match="busy"):
+        await agent(model, error_processors=[seen], max_retries=1).generate("x")
+    assert len(model.calls) == 2
+    assert [c["error"].status_code for c in trace.of("process_api_error")] == [429]

@@ -23,7 +23,13 @@ from procession.errors import APICallError
 from procession.models._abort import cancel_on_abort
 from procession.models.base import LanguageModel, ModelCallOptions, StreamResult
 
-__all__ = ["DEFAULT_MAX_RETRIES", "RetryingModel", "retry_delay", "stream_with_retries"]
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "RetryingModel",
+    "retry_delay",
+    "start_with_retries",
+    "stream_with_retries",
+]
 
 DEFAULT_MAX_RETRIES = 2
 MAX_RETRY_AFTER = 60.0
@@ -68,6 +74,39 @@ async def stream_with_retries(
     Raises:
         APICallError: A non-retryable error, or the last error once retries are used up.
     """
+    result, first = await start_with_retries(
+        model,
+        options,
+        max_retries=max_retries,
+        base_delay=base_delay,
+        max_delay=max_delay,
+        sleep=sleep,
+    )
+    if first is None:
+        return result
+    return StreamResult(
+        stream=_Prepended(first, result.stream),
+        request=result.request,
+        response=result.response,
+        warnings=result.warnings,
+    )
+
+
+async def start_with_retries(
+    model: LanguageModel,
+    options: ModelCallOptions,
+    *,
+    max_retries: int | None = None,
+    base_delay: float = 0.5,
+    max_delay: float = 8.0,
+    sleep: Sleep = asyncio.sleep,
+) -> tuple[StreamResult, Chunk | None]:
+    """Like :func:`stream_with_retries`, but hands back the first chunk apart.
+
+    Returns the call's result and its first chunk (``None`` for an empty stream); the
+    result's ``stream`` continues after that chunk. The agent loop uses this form so the
+    per-chunk path has no extra wrapper.
+    """
     if max_retries is None:
         max_retries = options.settings.get("max_retries", DEFAULT_MAX_RETRIES)
     attempt = 0
@@ -83,22 +122,19 @@ async def stream_with_retries(
         attempt += 1
 
 
-async def _first_chunk(model: LanguageModel, options: ModelCallOptions) -> StreamResult:
+async def _first_chunk(
+    model: LanguageModel, options: ModelCallOptions
+) -> tuple[StreamResult, Chunk | None]:
     result = await model.do_stream(options)
     stream = result.stream
     try:
         first = await stream.__anext__()
     except StopAsyncIteration:
-        return result
+        return result, None
     except BaseException:
         await _aclose(stream)
         raise
-    return StreamResult(
-        stream=_Prepended(first, stream),
-        request=result.request,
-        response=result.response,
-        warnings=result.warnings,
-    )
+    return result, first
 
 
 async def _aclose(stream: AsyncIterator[Chunk]) -> None:
