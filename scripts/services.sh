@@ -1,3 +1,55 @@
 #!/usr/bin/env bash
-# Start the services the tests need (none yet). Idempotent.
+# Start the services the tests need: a throwaway PostgreSQL server on 127.0.0.1.
+# Idempotent: reuses a server already answering on the port, and does nothing at all when
+# PROCESSION_TEST_POSTGRES_DSN is set. Writes the DSN to .pgdata/dsn for the tests.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -n "${PROCESSION_TEST_POSTGRES_DSN:-}" ]; then
+  echo "services: PostgreSQL from PROCESSION_TEST_POSTGRES_DSN"
+  exit 0
+fi
+
+PGPORT="${PROCESSION_TEST_POSTGRES_PORT:-54329}"
+PGDIR="$PWD/.pgdata"
+DSN="postgresql://postgres@127.0.0.1:${PGPORT}/postgres"
+
+pg_bin() {
+  ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1
+}
+
+as_postgres() {
+  if [ "$(id -u)" -eq 0 ]; then
+    su postgres -s /bin/sh -c "$1"
+  else
+    sh -c "$1"
+  fi
+}
+
+PGBIN="$(pg_bin)"
+if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/pg_ctl" ]; then
+  echo "services: installing PostgreSQL"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq postgresql >/dev/null
+  PGBIN="$(pg_bin)"
+fi
+
+mkdir -p "$PGDIR"
+if "$PGBIN/pg_isready" -q -h 127.0.0.1 -p "$PGPORT"; then
+  echo "services: PostgreSQL already running on 127.0.0.1:$PGPORT"
+else
+  if [ "$(id -u)" -eq 0 ]; then
+    chown postgres "$PGDIR"
+  fi
+  if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
+    rm -rf "$PGDIR/data"
+    as_postgres "'$PGBIN/initdb' -D '$PGDIR/data' -A trust -U postgres --no-sync >'$PGDIR/initdb.log' 2>&1" \
+      || { cat "$PGDIR/initdb.log" >&2; exit 1; }
+  fi
+  as_postgres "'$PGBIN/pg_ctl' -D '$PGDIR/data' -w -t 60 -l '$PGDIR/server.log' \
+    -o \"-p $PGPORT -k '$PGDIR' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200\" start" \
+    >/dev/null || { tail -n 30 "$PGDIR/server.log" >&2; exit 1; }
+  echo "services: PostgreSQL started on 127.0.0.1:$PGPORT (data in .pgdata/)"
+fi
+echo "$DSN" >"$PGDIR/dsn"

@@ -9,6 +9,10 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
 bash scripts/services.sh
+if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
+  PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"
+  export PROCESSION_TEST_POSTGRES_DSN
+fi
 echo "== ruff"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .

@@ -14,7 +14,10 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
     │   ├── APICallError        the provider rejected the call or the transport failed
     │   └── UnknownModelError   a "provider/model" id that no provider answers to
     ├── ToolError               a tool raised, or received arguments that do not validate
-    └── StructuredOutputError   the model's final output does not match the requested schema
+    ├── StructuredOutputError   the model's final output does not match the requested schema
+    └── StorageError            a memory storage backend failed or refused a call
+        ├── ThreadOwnershipError  a thread (or message) belongs to another resource
+        └── CorruptRecordError    a stored row does not decode; names thread and message
     TripWire                    raised by ``abort()``; ends the run or asks for a retry
 """
 
@@ -28,11 +31,14 @@ from typing_extensions import TypeVar
 __all__ = [
     "APICallError",
     "ConfigurationError",
+    "CorruptRecordError",
     "MessageError",
     "ModelError",
     "ProcessionError",
     "ProcessorError",
+    "StorageError",
     "StructuredOutputError",
+    "ThreadOwnershipError",
     "ToolError",
     "TripWire",
     "UnknownModelError",
@@ -163,6 +169,52 @@ class ToolError(ProcessionError):
 
 class StructuredOutputError(ProcessionError, ValueError):
     """The model's final output does not match the requested structured-output schema."""
+
+
+class StorageError(ProcessionError):
+    """A memory storage backend failed, or refused a call (see :mod:`procession.memory`)."""
+
+
+class ThreadOwnershipError(StorageError, PermissionError):
+    """A call named a thread or message that belongs to another resource.
+
+    Nothing of the other resource's thread is read or changed.
+
+    Attributes:
+        thread_id: The thread (or, for a message, its id) the call named.
+        resource_id: The resource the call was made for.
+        owner_resource_id: The resource that owns the thread.
+    """
+
+    def __init__(
+        self, thread_id: str, resource_id: str, owner_resource_id: str, *, kind: str = "thread"
+    ) -> None:
+        self.thread_id = thread_id
+        self.resource_id = resource_id
+        self.owner_resource_id = owner_resource_id
+        super().__init__(
+            f"{kind} {thread_id!r} belongs to resource {owner_resource_id!r}, "
+            f"not to resource {resource_id!r}"
+        )
+
+
+class CorruptRecordError(StorageError):
+    """A stored row could not be decoded.
+
+    Attributes:
+        thread_id: The thread the row belongs to.
+        message_id: The message id of the row, or ``None`` for a thread or resource row.
+        problem: What was wrong with it.
+    """
+
+    def __init__(self, thread_id: str, message_id: str | None, problem: str) -> None:
+        self.thread_id = thread_id
+        self.message_id = message_id
+        self.problem = problem
+        where = f"thread {thread_id!r}"
+        if message_id is not None:
+            where += f", message {message_id!r}"
+        super().__init__(f"corrupt stored row ({where}): {problem}")
 
 
 class TripWire(Exception, Generic[MetadataT]):  # noqa: N818 - the seed's name

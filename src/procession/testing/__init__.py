@@ -9,6 +9,11 @@ from procession.testing.scripted import (
     ScriptExhaustedError,
     ToolCallScript,
 )
+from procession.testing.storage_contract import (
+    StorageContractError,
+    StorageContractReport,
+    check_storage,
+)
 
 __all__ = [
     "FunctionModel",
@@ -18,7 +23,10 @@ __all__ = [
     "Reply",
     "ScriptExhaustedError",
     "ScriptedModel",
+    "StorageContractError",
+    "StorageContractReport",
     "ToolCallScript",
     "Trace",
     "check_model",
+    "check_storage",
 ]

@@ -1,0 +1,99 @@
+"""Fixtures for the storage tests: a real SQLite file and a real PostgreSQL server.
+
+PostgreSQL comes from ``PROCESSION_TEST_POSTGRES_DSN``, else from the DSN ``scripts/services.sh``
+wrote to ``.pgdata/dsn``. Without either, its tests are skipped locally and fail in CI.
+Each test session works in a fresh PostgreSQL schema, dropped at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from procession.memory.postgres import PostgresStorage
+from procession.memory.sqlite import SQLiteStorage
+from procession.memory.storage import Storage
+
+REPO = Path(__file__).resolve().parents[2]
+DSN_FILE = REPO / ".pgdata" / "dsn"
+
+StorageFactory = Callable[[], Storage]
+
+
+def _find_dsn() -> str | None:
+    dsn = os.environ.get("PROCESSION_TEST_POSTGRES_DSN")
+    if dsn:
+        return dsn
+    if DSN_FILE.is_file():
+        return DSN_FILE.read_text().strip() or None
+    return None
+
+
+async def _server_answers(dsn: str) -> bool:
+    try:
+        conn = await asyncpg.connect(dsn, timeout=5)
+    except (OSError, asyncpg.PostgresError, TimeoutError):
+        return False
+    await conn.close()
+    return True
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> str:
+    """A DSN of a running PostgreSQL server (skip locally without one; fail in CI)."""
+    dsn = _find_dsn()
+    if dsn is not None and asyncio.run(_server_answers(dsn)):
+        return dsn
+    problem = (
+        "no PostgreSQL server: set PROCESSION_TEST_POSTGRES_DSN or run scripts/services.sh"
+        if dsn is None
+        else "the PostgreSQL server in the test DSN does not answer"
+    )
+    if os.environ.get("CI") or os.environ.get("PROCESSION_TEST_POSTGRES_DSN"):
+        pytest.fail(problem)
+    pytest.skip(problem)
+
+
+async def _drop_schema(dsn: str, schema: str) -> None:
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_schema(postgres_dsn: str) -> Iterator[str]:
+    """A fresh schema name for this session, dropped afterwards."""
+    schema = f"test_{uuid.uuid4().hex[:10]}"
+    yield schema
+    asyncio.run(_drop_schema(postgres_dsn, schema))
+
+
+@pytest.fixture
+def new_schema(postgres_dsn: str) -> Iterator[str]:
+    """A schema of this test's own (to watch migrations from scratch), dropped afterwards."""
+    schema = f"test_{uuid.uuid4().hex[:10]}"
+    yield schema
+    asyncio.run(_drop_schema(postgres_dsn, schema))
+
+
+@pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgres"])
+def storage_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StorageFactory:
+    """Makes storages of one backend; every storage from one factory shares its data
+    (except ``:memory:``, which is private to each storage)."""
+    kind: str = request.param
+    if kind == "sqlite-file":
+        path = tmp_path / "memory.db"
+        return lambda: SQLiteStorage(path)
+    if kind == "sqlite-memory":
+        return lambda: SQLiteStorage(":memory:")
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    schema: str = request.getfixturevalue("postgres_schema")
+    return lambda: PostgresStorage(dsn, schema=schema, max_size=20)

@@ -1,0 +1,72 @@
+"""The contract kit on every shipped backend, and the kit catching broken backends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from procession.memory.sqlite import SQLiteStorage
+from procession.memory.storage import Storage
+from procession.messages.message import Message
+from procession.testing import StorageContractError, check_storage
+
+
+@pytest.mark.asyncio
+async def test_backend_passes_the_contract(storage_factory: Callable[[], Storage]) -> None:
+    report = await check_storage(storage_factory)
+    assert "isolation" in report.passed
+    assert "concurrent_one_thread" in report.passed
+    assert len(report.passed) == 11
+
+
+@pytest.mark.asyncio
+async def test_async_factory_is_accepted(tmp_path: Path) -> None:
+    async def factory() -> Storage:
+        return SQLiteStorage(tmp_path / "a.db")
+
+    report = await check_storage(factory)
+    assert report.passed[0] == "threads"
+
+
+class NewestFirst(SQLiteStorage):
+    """Returns history in the wrong order."""
+
+    async def list_messages(
+        self,
+        thread_id: str,
+        *,
+        resource_id: str,
+        last: int | None = None,
+        before: datetime | str | None = None,
+    ) -> list[Message]:
+        got = await super().list_messages(
+            thread_id, resource_id=resource_id, last=last, before=before
+        )
+        return got[::-1]
+
+
+class LeakyThreads(SQLiteStorage):
+    """Hands out any thread to anyone."""
+
+    async def get_thread(self, thread_id: str, *, resource_id: str) -> Any:
+        conn = self._conn
+        assert conn is not None
+        row = conn.execute("SELECT resource_id FROM threads WHERE id = ?", (thread_id,)).fetchone()
+        if row is None:
+            return None
+        return await super().get_thread(thread_id, resource_id=row[0])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("broken", "check"), [(NewestFirst, "round_trip"), (LeakyThreads, "isolation")]
+)
+async def test_the_kit_catches_a_broken_backend(
+    broken: type[SQLiteStorage], check: str, tmp_path: Path
+) -> None:
+    with pytest.raises(StorageContractError, match=rf"check_storage\[{check}\]"):
+        await check_storage(lambda: broken(tmp_path / "b.db"))
