@@ -11,7 +11,9 @@ if [ -n "${PROCESSION_TEST_POSTGRES_DSN:-}" ]; then
 fi
 
 PGPORT="${PROCESSION_TEST_POSTGRES_PORT:-54329}"
-PGDIR="$PWD/.pgdata"
+# The cluster lives outside the checkout so the postgres user can reach it wherever the
+# checkout is (a clone under a private home directory is not traversable by postgres).
+PGDIR="${PROCESSION_PGDATA:-/tmp/procession-pgdata}"
 DSN="postgresql://postgres@127.0.0.1:${PGPORT}/postgres"
 
 pg_bin() {
@@ -50,6 +52,7 @@ else
   as_postgres "'$PGBIN/pg_ctl' -D '$PGDIR/data' -w -t 60 -l '$PGDIR/server.log' \
     -o \"-p $PGPORT -k '$PGDIR' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200\" start" \
     >/dev/null || { tail -n 30 "$PGDIR/server.log" >&2; exit 1; }
-  echo "services: PostgreSQL started on 127.0.0.1:$PGPORT (data in .pgdata/)"
+  echo "services: PostgreSQL started on 127.0.0.1:$PGPORT (data in $PGDIR)"
 fi
-echo "$DSN" >"$PGDIR/dsn"
+mkdir -p .pgdata
+echo "$DSN" >.pgdata/dsn
