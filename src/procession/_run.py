@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
+from dataclasses import dataclass, field
+from inspect import isawaitable
+from typing import Any, NoReturn
 
 from procession._hooks import (
     _HIDDEN_FROM_CLIENT,
@@ -28,8 +30,10 @@ from procession._hooks import (
     RETRY_FEEDBACK_TAG,
     RunConfig,
     _Abort,
+    _coerce_chunk,
     _Retry,
     _StepConfig,
+    _StreamHook,
     _Tripwire,
 )
 from procession._step import StepBuilder
@@ -37,8 +41,6 @@ from procession._tools_stage import ToolStage
 from procession.chunks import Chunk, Usage
 from procession.errors import (
     APICallError,
-    ConfigurationError,
-    MessageError,
     ProcessorError,
     TripWire,
 )
@@ -51,39 +53,160 @@ from procession.tools._tool import Tool
 
 __all__ = ["Run", "RunConfig"]
 
+_SPECIAL = frozenset(("error", "finish", "tool-result"))
+"""Model chunk types that need more than the output lane (checked per chunk)."""
+
+
+@dataclass(slots=True)
+class _Attempt:
+    """What one attempt at a step carries from the stages before the model to those after."""
+
+    step_number: int
+    step: _StepConfig
+    checkpoint: object
+    """The message list before the model call, for rolling back a failed call."""
+    tools: dict[str, Tool]
+    builder: StepBuilder = field(default_factory=StepBuilder)
+    raw: list[dict[str, Any]] | None = None
+    cached: dict[str, Any] | None = None
+    stream: AsyncIterator[Chunk] | None = None
+    first: Chunk | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    finish: Chunk | None = None
+
 
 class Run(ToolStage):
     """One ``generate()``/``stream()`` call: the loop."""
 
     async def chunks(self) -> AsyncIterator[Chunk]:
-        """The run's client-visible chunks; ``self.result`` is final once this ends."""
+        """The run's client-visible chunks; ``self.result`` is final once this ends.
+
+        The model stream is read here, in the one generator the caller iterates, so a chunk
+        crosses no other generator on its way out (the hot path, see ``bench/``).
+        """
         result = self.result
+        message_list = self.message_list
+        outbox = self.outbox
         try:
             self._bind_lanes()
             await self._process_input()
             yield self._chunk("start", {"id": self.config.agent_id, "messageId": self.response_id})
             step_number = 0
             while True:
-                continued = False
-                async for chunk in self._attempt(step_number):
-                    yield chunk
-                last = self.steps[-1] if self.steps else None
-                if last is not None and last.step_number == step_number:
-                    continued = bool(last.tool_calls) and last.finish_reason == "tool-calls"
-                    step_number += 1
-                    if not continued or step_number >= self.config.max_steps:
-                        break
+                checkpoint = message_list.checkpoint()
+                steps_before = len(self.steps)
+                try:
+                    attempt = await self._before_model(step_number)
+                    while outbox:
+                        yield outbox.popleft()
+                    start = await self.through(self._step_start(attempt))
+                    if start is not None:
+                        yield start
+                    # -- the hot path: each model chunk through the output lane, into the step
+                    try:
+                        run_id = self.run_id
+                        signal = self.signal
+                        hooks = self._stream_hooks
+                        add = attempt.builder.add
+                        raw = attempt.raw
+                        first = attempt.first
+                        assert attempt.stream is not None
+                        next_chunk = attempt.stream.__anext__
+                        while True:
+                            if first is not None:
+                                chunk, first = first, None
+                            else:
+                                try:
+                                    chunk = await next_chunk()
+                                except StopAsyncIteration:
+                                    break
+                            if signal is not None and signal.aborted:
+                                raise _Abort
+                            chunk.run_id = run_id
+                            kind = chunk.type
+                            if raw is not None:
+                                raw.append({"type": kind, "payload": dict(chunk.payload)})
+                            if kind in _SPECIAL:
+                                special = await self._special_chunk(attempt, chunk)
+                                if special is None:
+                                    continue
+                                chunk = special
+                            current: Chunk | None = chunk
+                            for hook in hooks:
+                                if hook.parts is not None:
+                                    hook.parts.append(current)  # type: ignore[arg-type]
+                                try:
+                                    out = hook.call(current)  # type: ignore[arg-type]
+                                    if hook.is_async or isawaitable(out):
+                                        out = await out
+                                except Exception as error:
+                                    await self._stream_failed(hook, error)
+                                if out is None:
+                                    current = None
+                                    break
+                                current = out if type(out) is Chunk else _coerce(hook, out)
+                            if current is None:
+                                continue
+                            add(current)
+                            if current.type not in _HIDDEN_FROM_CLIENT:
+                                yield current
+                            if self.pending:
+                                await self.settle()
+                                while outbox:
+                                    yield outbox.popleft()
+                        if signal is not None and signal.aborted:
+                            raise _Abort
+                    except (TripWire, ProcessorError, _Abort, _Retry, _Tripwire):
+                        raise
+                    except Exception as error:
+                        await self._model_failed(attempt, error)
+                    finally:
+                        await _aclose(attempt.stream)
+                    # -- after the model: llm_response, output_step, tools, step-finish
+                    step_result = await self._after_model(attempt)
+                    while outbox:
+                        yield outbox.popleft()
+                    if step_result.tool_calls:
+                        async for chunk in self._run_tools(step_result, attempt.tools):
+                            yield chunk
+                    marker = await self.through(self._step_finish(step_result))
+                    await self.settle()
+                    while outbox:
+                        yield outbox.popleft()
+                    if marker is not None:
+                        yield marker
+                except TripWire as tripwire:
+                    message_list.rollback(checkpoint)
+                    del self.steps[steps_before:]
+                    while outbox:
+                        yield outbox.popleft()
+                    yield self._processor_retry(tripwire)  # or raises _Tripwire
+                    continue
+                except _Retry:  # the API-error path rolled the model output back already
+                    del self.steps[steps_before:]
+                    while outbox:
+                        yield outbox.popleft()
+                    yield self._retry_marker(
+                        retry_reason="api-error", processor_id=None, metadata=None
+                    )
+                    continue
+                last = self.steps[-1]
+                step_number += 1
+                continued = bool(last.tool_calls) and last.finish_reason == "tool-calls"
+                if not continued or step_number >= self.config.max_steps:
+                    break
             await self._process_output_result()
-            while self.outbox:
-                yield self.outbox.popleft()
+            while outbox:
+                yield outbox.popleft()
             result.text = "".join(step.text for step in self.steps)
             result.finish_reason = self.steps[-1].finish_reason if self.steps else "unknown"
             for callback in self.config.on_complete:
                 await callback(self)
             yield self._finish_chunk()
         except _Tripwire as tripwire:
-            while self.outbox:
-                yield self.outbox.popleft()
+            while outbox:
+                yield outbox.popleft()
             self._end_blocked(tripwire.payload)
             yield self._chunk("tripwire", tripwire.payload)
         except _Abort:
@@ -92,14 +215,142 @@ class Run(ToolStage):
             if self.signal is None or not self.signal.aborted:
                 raise  # a real cancellation of the caller's task
             yield self._aborted()
-        except (ProcessorError, APICallError, ConfigurationError, MessageError) as error:
-            yield self._fail(error)
-        except Exception as error:  # a model or tool layer bug: fail closed, never hang
+        except Exception as error:  # fail closed, never hang (D10, D21)
             yield self._fail(error)
         finally:
             result.steps = self.steps
             result.usage = self.usage
-            result.messages = self.message_list.get.response.db()
+            result.messages = message_list.get.response.db()
+
+    # -- before the model -------------------------------------------------------------------
+
+    async def _before_model(self, step_number: int) -> _Attempt:
+        """``process_input_step``, the prompt, ``process_llm_request``, then start the call."""
+        message_list = self.message_list
+        step = await self._process_input_step(step_number)
+        await self.settle()
+        system = step.system if step.system is not None else message_list.get_all_system_messages()
+        prompt = to_prompt(system, message_list.get.all.db())
+        prompt, cached = await self._process_llm_request(step, prompt, step_number)
+        await self.settle()
+        attempt = _Attempt(
+            step_number=step_number,
+            step=step,
+            checkpoint=message_list.checkpoint(),
+            tools=self._active_tools(step),
+            raw=[] if "process_llm_response" in self._hooks else None,
+            cached=cached,
+        )
+        if cached is not None:  # D7: replay instead of calling the model
+            attempt.stream = _replay(cached)
+            attempt.request = cached.get("request") or {}
+            attempt.warnings = list(cached.get("warnings") or [])
+            return attempt
+        options = ModelCallOptions(
+            prompt=prompt,
+            tools=[t.definition() for t in attempt.tools.values()],  # type: ignore[misc]
+            tool_choice=step.tool_choice,
+            provider_options=step.provider_options,
+            settings=step.model_settings,  # type: ignore[arg-type]
+            abort_signal=self.signal,
+        )
+        try:
+            started, attempt.first = await start_with_retries(  # D14: transient errors
+                step.model, options, max_retries=self.config.max_retries
+            )
+        except (_Abort, _Retry, _Tripwire):
+            raise
+        except Exception as error:
+            await self._model_failed(attempt, error)
+        attempt.stream = started.stream
+        attempt.request, attempt.warnings = started.request, started.warnings
+        return attempt
+
+    def _step_start(self, attempt: _Attempt) -> Chunk:
+        payload = {
+            "request": attempt.request,
+            "warnings": attempt.warnings,
+            "messageId": self.response_id,
+        }
+        return self._chunk("step-start", payload)
+
+    async def _special_chunk(self, attempt: _Attempt, chunk: Chunk) -> Chunk | None:
+        """Model chunks that are not plain content: ``error``, ``finish``, ``tool-result``."""
+        kind = chunk.type
+        if kind == "error":
+            error = chunk.payload.get("error")
+            raise error if isinstance(error, BaseException) else APICallError(str(error))
+        if kind == "finish":
+            self.usage = self.usage + Usage.from_dict(chunk.payload.get("output", {}).get("usage"))
+            if not attempt.builder.tool_calls:  # processors see the finish of a final step
+                await self.through(chunk)
+            attempt.finish = chunk
+            return None
+        return await self._provider_tool_result(chunk, attempt.builder)
+
+    async def _model_failed(self, attempt: _Attempt, error: Exception) -> NoReturn:
+        """The model call failed: roll back its output and ask the error lane (D14)."""
+        self.message_list.rollback(attempt.checkpoint)
+        await self._api_error(error, attempt.step_number)
+
+    # -- after the model --------------------------------------------------------------------
+
+    async def _after_model(self, attempt: _Attempt) -> StepResult:
+        """Store the step, then ``process_llm_response`` and ``process_output_step``."""
+        builder = attempt.builder
+        parts = builder.finish()
+        step_result = self._step_result(attempt)
+        self._commit_parts(parts, attempt.step_number)
+        self.steps.append(step_result)  # D6: hooks from here on see the current step
+        await self._process_llm_response(
+            attempt.step,
+            attempt.step_number,
+            attempt.raw,
+            attempt.cached,
+            attempt.request,
+            attempt.warnings,
+        )
+        await self._process_output_step(attempt.step, step_result)
+        await self.settle()
+        return step_result
+
+    # -- retries and endings ----------------------------------------------------------------
+
+    def _processor_retry(self, tripwire: TripWire[Any]) -> Chunk:
+        """D1-D3: retry the step with feedback, or end the run when no retry is left."""
+        if not tripwire.retry or not self._can_retry(self.processor_retries):
+            raise _Tripwire(tripwire.payload())
+        self.processor_retries += 1
+        for hook in self._stream_hooks:
+            hook.set_retry_count(self.processor_retries)
+        feedback = RETRY_FEEDBACK.format(reason=tripwire.reason)
+        self.message_list.add_system(feedback, tag=RETRY_FEEDBACK_TAG)
+        return self._retry_marker(
+            retry_reason=tripwire.reason,
+            processor_id=tripwire.processor_id,
+            metadata=tripwire.metadata,
+        )
+
+    def _retry_marker(self, *, retry_reason: str, processor_id: str | None, metadata: Any) -> Chunk:
+        """D2: a ``step-finish`` with reason ``retry``; clients discard the step's chunks."""
+        step_result: dict[str, Any] = {
+            "reason": "retry",
+            "isContinued": True,
+            "retryReason": retry_reason,
+            "retryProcessorId": processor_id,
+        }
+        if metadata is not None:
+            step_result["retryMetadata"] = metadata
+        return self._chunk(
+            "step-finish",
+            {
+                "messageId": self.response_id,
+                "stepResult": step_result,
+                "output": {"text": "", "toolCalls": [], "usage": Usage().to_dict()},
+                "metadata": {},
+                "processorRetryCount": self.processor_retries,
+            },
+        )
 
     def _aborted(self) -> Chunk:
         self.result.finish_reason = "abort"
@@ -134,202 +385,6 @@ class Run(ToolStage):
             },
         )
 
-    async def _attempt(self, step_number: int) -> AsyncIterator[Chunk]:
-        """Run step ``step_number`` once; on a rejected attempt, roll back and return."""
-        checkpoint = self.message_list.checkpoint()
-        steps_before = len(self.steps)
-        try:
-            async for chunk in self._step(step_number):
-                yield chunk
-        except TripWire as tripwire:
-            self.message_list.rollback(checkpoint)
-            del self.steps[steps_before:]
-            while self.outbox:
-                yield self.outbox.popleft()
-            payload = tripwire.payload()
-            if not tripwire.retry or not self._can_retry(self.processor_retries):
-                raise _Tripwire(payload) from None
-            self.processor_retries += 1
-            for hook in self._stream_hooks:
-                if "retry_count" in hook.kw:
-                    hook.kw["retry_count"] = self.processor_retries
-            self.message_list.add_system(
-                RETRY_FEEDBACK.format(reason=tripwire.reason), tag=RETRY_FEEDBACK_TAG
-            )  # D3
-            yield self._retry_marker(
-                retry_reason=tripwire.reason,
-                processor_id=tripwire.processor_id,
-                metadata=tripwire.metadata,
-            )
-        except _Retry:  # the API-error path rolled the model output back already
-            del self.steps[steps_before:]
-            while self.outbox:
-                yield self.outbox.popleft()
-            yield self._retry_marker(retry_reason="api-error", processor_id=None, metadata=None)
-
-    def _retry_marker(self, *, retry_reason: str, processor_id: str | None, metadata: Any) -> Chunk:
-        """D2: a ``step-finish`` with reason ``retry``; clients discard the step's chunks."""
-        step_result: dict[str, Any] = {
-            "reason": "retry",
-            "isContinued": True,
-            "retryReason": retry_reason,
-            "retryProcessorId": processor_id,
-        }
-        if metadata is not None:
-            step_result["retryMetadata"] = metadata
-        return self._chunk(
-            "step-finish",
-            {
-                "messageId": self.response_id,
-                "stepResult": step_result,
-                "output": {"text": "", "toolCalls": [], "usage": Usage().to_dict()},
-                "metadata": {},
-                "processorRetryCount": self.processor_retries,
-            },
-        )
-
-    async def _step(self, step_number: int) -> AsyncIterator[Chunk]:
-        message_list = self.message_list
-        step = await self._process_input_step(step_number)
-        await self.settle()
-        while self.outbox:
-            yield self.outbox.popleft()
-        system = step.system if step.system is not None else message_list.get_all_system_messages()
-        prompt = to_prompt(system, message_list.get.all.db())
-        prompt, cached = await self._process_llm_request(step, prompt, step_number)
-        await self.settle()
-        while self.outbox:
-            yield self.outbox.popleft()
-        builder = StepBuilder()
-        raw: list[dict[str, Any]] | None = [] if "process_llm_response" in self._hooks else None
-        tools = self._active_tools(step)
-        request: dict[str, Any] = {}
-        warnings: list[dict[str, Any]] = []
-        finish: Chunk | None = None
-        checkpoint_before_model = message_list.checkpoint()
-        first: Chunk | None = None
-        try:
-            if cached is not None:
-                stream = _replay(cached)
-                request = cached.get("request") or {}
-                warnings = list(cached.get("warnings") or [])
-            else:
-                options = ModelCallOptions(
-                    prompt=prompt,
-                    tools=[t.definition() for t in tools.values()],  # type: ignore[misc]
-                    tool_choice=step.tool_choice,
-                    provider_options=step.provider_options,
-                    settings=step.model_settings,  # type: ignore[arg-type]
-                    abort_signal=self.signal,
-                )
-                started, first = await start_with_retries(  # D14: transient errors
-                    step.model, options, max_retries=self.config.max_retries
-                )
-                stream = started.stream
-                request, warnings = started.request, started.warnings
-            start = await self.through(
-                self._chunk(
-                    "step-start",
-                    {"request": request, "warnings": warnings, "messageId": self.response_id},
-                )
-            )
-            if start is not None:
-                yield start
-            async for chunk in self._model_chunks(first, stream, builder, raw):
-                if chunk.type == "finish":
-                    finish = chunk
-                else:
-                    yield chunk
-        except (TripWire, ProcessorError, _Abort, _Retry, _Tripwire):
-            raise
-        except Exception as error:
-            self.message_list.rollback(checkpoint_before_model)
-            await self._api_error(error, step_number)
-        parts = builder.finish()
-        step_result = self._step_result(step_number, step, builder, finish, request, warnings)
-        self._commit_parts(parts, step_number)
-        self.steps.append(step_result)
-        await self._process_llm_response(step, step_number, raw, cached, request, warnings)
-        await self._process_output_step(step, step_result)
-        await self.settle()
-        while self.outbox:
-            yield self.outbox.popleft()
-        if builder.tool_calls:
-            async for chunk in self._run_tools(step_result, tools):
-                yield chunk
-        marker = await self.through(self._step_finish(step_result))
-        await self.settle()
-        while self.outbox:
-            yield self.outbox.popleft()
-        if marker is not None:
-            yield marker
-
-    async def _model_chunks(
-        self,
-        first: Chunk | None,
-        stream: AsyncIterator[Chunk],
-        builder: StepBuilder,
-        raw: list[dict[str, Any]] | None,
-    ) -> AsyncIterator[Chunk]:
-        """The hot path: every model chunk through the output lane, into the step, out.
-
-        ``first`` is the chunk the retry layer already read (``None`` when it read none).
-        """
-        run_id = self.run_id
-        hooks = self._stream_hooks
-        signal = self.signal
-        add = builder.add
-        hidden = _HIDDEN_FROM_CLIENT
-        next_chunk = stream.__anext__
-        try:
-            while True:
-                if first is not None:
-                    chunk, first = first, None
-                else:
-                    try:
-                        chunk = await next_chunk()
-                    except StopAsyncIteration:
-                        break
-                if signal is not None and signal.aborted:
-                    raise _Abort
-                chunk.run_id = run_id
-                kind = chunk.type
-                if raw is not None:
-                    raw.append({"type": kind, "payload": dict(chunk.payload)})
-                if kind == "error":
-                    error = chunk.payload.get("error")
-                    raise error if isinstance(error, BaseException) else APICallError(str(error))
-                if kind == "finish":
-                    self.usage = self.usage + Usage.from_dict(
-                        chunk.payload.get("output", {}).get("usage")
-                    )
-                    if not builder.tool_calls:  # Mastra shows processors non-tool finishes
-                        await self.through(chunk)
-                    yield chunk
-                    continue
-                if kind == "tool-result":
-                    chunk = await self._provider_tool_result(chunk, builder)
-                current: Chunk | None = chunk
-                for hook in hooks:
-                    current = await self._stream_call(hook, current)  # type: ignore[arg-type]
-                    if current is None:
-                        break
-                if current is None:
-                    continue
-                add(current)
-                if current.type not in hidden:
-                    yield current
-                if self.pending:
-                    await self.settle()
-                    while self.outbox:
-                        yield self.outbox.popleft()
-            if signal is not None and signal.aborted:
-                raise _Abort
-        finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                await aclose()
-
     def _active_tools(self, step: _StepConfig) -> dict[str, Tool]:
         if step.tool_choice.get("type") == "none":
             return {}
@@ -339,18 +394,11 @@ class Run(ToolStage):
             tools = {name: t for name, t in tools.items() if name in allowed}
         return tools
 
-    def _step_result(
-        self,
-        step_number: int,
-        step: _StepConfig,
-        builder: StepBuilder,
-        finish: Chunk | None,
-        request: dict[str, Any],
-        warnings: list[dict[str, Any]],
-    ) -> StepResult:
-        payload = finish.payload if finish is not None else {}
+    def _step_result(self, attempt: _Attempt) -> StepResult:
+        builder = attempt.builder
+        payload = attempt.finish.payload if attempt.finish is not None else {}
         return StepResult(
-            step_number=step_number,
+            step_number=attempt.step_number,
             text="".join(builder.text_parts),
             reasoning="".join(builder.reasoning_text),
             tool_calls=builder.tool_calls,
@@ -358,11 +406,11 @@ class Run(ToolStage):
             files=builder.files,
             finish_reason=payload.get("stepResult", {}).get("reason", "unknown"),
             usage=Usage.from_dict(payload.get("output", {}).get("usage")),
-            warnings=warnings,
-            request=request,
+            warnings=attempt.warnings,
+            request=attempt.request,
             response=builder.response,
             provider_metadata=payload.get("providerMetadata"),
-            model_id=step.model.model_id,
+            model_id=attempt.step.model.model_id,
         )
 
     def _commit_parts(self, parts: list[Any], step_number: int) -> None:
@@ -400,3 +448,13 @@ async def _replay(cached: dict[str, Any]) -> AsyncIterator[Chunk]:
             yield item.copy()
         else:
             yield Chunk(item["type"], dict(item.get("payload") or {}))
+
+
+async def _aclose(stream: AsyncIterator[Chunk] | None) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _coerce(hook: _StreamHook, value: Any) -> Chunk:
+    return _coerce_chunk(hook.processor_id, value)
