@@ -32,9 +32,9 @@ class AddHouseRules:
 
     id = "house-rules"
 
-    def process_input_step(self, *, message_list: MessageList, step_number: int, **_: Any) -> None:
-        """Add the rules once per step; the same text is not added twice."""
-        message_list.add_system(f"Step {step_number}: answer briefly.", tag="house-rules")
+    def process_input_step(self, *, message_list: MessageList, **_: Any) -> None:
+        """Add the rules at every step; the same text in the same bucket is added once."""
+        message_list.add_system("Answer briefly.", tag="house-rules")
 
 
 def test_redact_cards_edits_the_live_message() -> None:
@@ -47,10 +47,9 @@ def test_redact_cards_edits_the_live_message() -> None:
 
 def test_house_rules_are_tagged_and_reach_the_prompt() -> None:
     message_list = MessageList(["hi"])
-    AddHouseRules().process_input_step(message_list=message_list, step_number=0, steps=[])
-    AddHouseRules().process_input_step(message_list=message_list, step_number=0, steps=[])
-    assert message_list.get.all.prompt()[0] == {
-        "role": "system",
-        "content": "Step 0: answer briefly.",
-    }
+    for step_number in range(3):
+        AddHouseRules().process_input_step(
+            message_list=message_list, step_number=step_number, steps=[]
+        )
+    assert message_list.get.all.prompt()[0] == {"role": "system", "content": "Answer briefly."}
     assert len(message_list.get_system_messages("house-rules")) == 1
