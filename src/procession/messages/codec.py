@@ -325,14 +325,21 @@ def part_from_dict(obj: object, path: str = "part") -> Part:
     return UnknownPart(type=part_type, raw=dict(obj))
 
 
-def _common(out: dict[str, Any], part: Any) -> dict[str, Any]:
+def _add_extra(out: dict[str, Any], extra: dict[str, Any] | None, known: frozenset[str]) -> None:
+    # A key the codec models is never taken from ``extra``: an extra named like an absent
+    # optional field would otherwise be written out and then decoded as that field.
+    if extra:
+        for key, value in extra.items():
+            if key not in known:
+                out.setdefault(key, value)
+
+
+def _common(out: dict[str, Any], part: Any, known: frozenset[str]) -> dict[str, Any]:
     if part.provider_metadata is not None:
         out["providerMetadata"] = part.provider_metadata
     if part.created_at is not None:
         out["createdAt"] = part.created_at
-    if part.extra:
-        for key, value in part.extra.items():
-            out.setdefault(key, value)
+    _add_extra(out, part.extra, known)
     return out
 
 
@@ -355,9 +362,7 @@ def _encode_invocation(inv: ToolInvocation) -> dict[str, Any]:
         out["approval"] = inv.approval
     if inv.step is not None:
         out["step"] = inv.step
-    if inv.extra:
-        for key, value in inv.extra.items():
-            out.setdefault(key, value)
+    _add_extra(out, inv.extra, _INVOCATION_KEYS)
     return out
 
 
@@ -366,10 +371,10 @@ def part_to_dict(part: Part) -> dict[str, Any]:
     out: dict[str, Any]
     match part:
         case TextPart():
-            return _common({"type": part.type, "text": part.text}, part)
+            return _common({"type": part.type, "text": part.text}, part, _TEXT_KEYS)
         case ReasoningPart():
             out = {"type": part.type, "reasoning": part.reasoning, "details": part.details}
-            return _common(out, part)
+            return _common(out, part, _REASONING_KEYS)
         case ToolInvocationPart():
             out = {"type": part.type, "toolInvocation": _encode_invocation(part.tool_invocation)}
             if part.provider_executed is not None:
@@ -378,9 +383,9 @@ def part_to_dict(part: Part) -> dict[str, Any]:
                 out["title"] = part.title
             if part.preliminary is not None:
                 out["preliminary"] = part.preliminary
-            return _common(out, part)
+            return _common(out, part, _TOOL_PART_KEYS)
         case SourcePart():
-            return _common({"type": part.type, "source": part.source}, part)
+            return _common({"type": part.type, "source": part.source}, part, _SOURCE_KEYS)
         case SourceDocumentPart():
             out = {
                 "type": part.type,
@@ -390,21 +395,22 @@ def part_to_dict(part: Part) -> dict[str, Any]:
             }
             if part.filename is not None:
                 out["filename"] = part.filename
-            return _common(out, part)
+            return _common(out, part, _SOURCE_DOC_KEYS)
         case FilePart():
-            return _common({"type": part.type, "mimeType": part.mime_type, "data": part.data}, part)
+            out = {"type": part.type, "mimeType": part.mime_type, "data": part.data}
+            return _common(out, part, _FILE_KEYS)
         case StepStartPart():
             out = {"type": part.type}
             if part.model is not None:
                 out["model"] = part.model
-            return _common(out, part)
+            return _common(out, part, _STEP_START_KEYS)
         case ErrorPart():
-            return _common({"type": part.type, "error": part.error}, part)
+            return _common({"type": part.type, "error": part.error}, part, _ERROR_KEYS)
         case DataPart():
             out = {"type": part.type, "data": part.data}
             if part.id is not None:
                 out["id"] = part.id
-            return _common(out, part)
+            return _common(out, part, _DATA_KEYS)
         case UnknownPart():
             return {**part.raw, "type": part.type}
     raise MessageError("part", "is not a procession part", part)  # pragma: no cover
@@ -471,7 +477,7 @@ def message_from_dict(obj: object, path: str = "message") -> Message:
     role = obj.get("role", _MISSING)
     if role is _MISSING:
         raise MessageError(f"{path}.role", "is required")
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:
         raise MessageError(f"{path}.role", f"must be one of {', '.join(sorted(ROLES))}", role)
     message_id = obj.get("id")
     if message_id is None:
@@ -481,7 +487,7 @@ def message_from_dict(obj: object, path: str = "message") -> Message:
     created = obj.get("createdAt")
     message = Message(
         id=message_id,
-        role=role,
+        role=role,  # type: ignore[arg-type]  # checked against ROLES above
         content=_decode_content(_require(obj, "content", path), f"{path}.content"),
         thread_id=_opt_str(obj, "threadId", path),
         resource_id=_opt_str(obj, "resourceId", path),
@@ -509,9 +515,7 @@ def _encode_content(content: MessageContent) -> dict[str, Any]:
         out["metadata"] = content.metadata
     if content.provider_metadata is not None:
         out["providerMetadata"] = content.provider_metadata
-    if content.extra:
-        for key, value in content.extra.items():
-            out.setdefault(key, value)
+    _add_extra(out, content.extra, _CONTENT_KEYS)
     return out
 
 
@@ -529,9 +533,7 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         out["resourceId"] = message.resource_id
     if message.type is not None:
         out["type"] = message.type
-    if message.extra:
-        for key, value in message.extra.items():
-            out.setdefault(key, value)
+    _add_extra(out, message.extra, _MESSAGE_KEYS)
     return out
 
 

@@ -13,16 +13,21 @@ from procession.errors import MessageError
 from procession.messages.codec import decode_datetime, message_from_dict, part_from_dict
 from procession.messages.message import ROLES, Message, MessageContent, SystemMessage, new_id
 from procession.messages.parts import (
+    DataPart,
+    ErrorPart,
     FilePart,
     Part,
     ReasoningPart,
+    SourceDocumentPart,
+    SourcePart,
     StepStartPart,
     TextPart,
     ToolInvocation,
     ToolInvocationPart,
+    UnknownPart,
 )
 
-__all__ = ["MessageInput", "ToolResultInput", "coerce_messages", "coerce_system"]
+__all__ = ["MessageInput", "ToolResultInput", "coerce_messages", "coerce_system", "system_text"]
 
 MessageInput = str | Message | dict[str, Any]
 """What ``MessageList.add`` and ``Agent.generate`` accept for one message."""
@@ -32,7 +37,51 @@ _UI_STATES = {
     "input-available": "call",
     "output-available": "result",
     "output-error": "output-error",
+    "approval-requested": "approval-requested",
+    "approval-responded": "approval-responded",
+    "output-denied": "output-denied",
 }
+_PART_TYPES = (
+    TextPart,
+    ReasoningPart,
+    ToolInvocationPart,
+    SourcePart,
+    SourceDocumentPart,
+    FilePart,
+    StepStartPart,
+    ErrorPart,
+    DataPart,
+    UnknownPart,
+)
+
+
+def system_text(message: Message) -> str:
+    """The text of a system-role stored message, as Mastra reads it (section 2.1).
+
+    The legacy flattened ``content.content`` string wins; otherwise the text parts are joined
+    with newlines.
+    """
+    if isinstance(message.content.content, str):
+        return message.content.content
+    return "\n".join(p.text for p in message.content.parts if isinstance(p, TextPart))
+
+
+def _check_message(message: Message, path: str) -> None:
+    """Reject a hand-built ``Message`` that the codec could not have produced."""
+    if not isinstance(message.id, str) or not message.id:
+        raise MessageError(f"{path}.id", "must be a non-empty string", message.id)
+    if not isinstance(message.role, str) or message.role not in ROLES:
+        raise MessageError(
+            f"{path}.role", f"must be one of {', '.join(sorted(ROLES))}", message.role
+        )
+    parts = message.content.parts
+    if not isinstance(parts, list):
+        raise MessageError(f"{path}.content.parts", "must be a list of parts", parts)
+    for index, part in enumerate(parts):
+        if not isinstance(part, _PART_TYPES):
+            raise MessageError(
+                f"{path}.content.parts[{index}]", "must be a procession part object", part
+            )
 
 
 @dataclass(slots=True)
@@ -55,11 +104,13 @@ def coerce_system(value: object, path: str) -> SystemMessage:
     if isinstance(value, Message):
         if value.role != "system":
             raise MessageError(f"{path}.role", "must be 'system'", value.role)
-        return SystemMessage(value.text)
+        return SystemMessage(system_text(value))
     if isinstance(value, dict):
         if value.get("role") != "system":
             raise MessageError(f"{path}.role", "must be 'system'", value.get("role"))
         content = value.get("content")
+        if isinstance(content, dict):  # the stored (MastraDBMessage) form
+            return SystemMessage(system_text(message_from_dict(value, path)))
         if isinstance(content, list):
             texts = [p.get("text", "") for p in content if isinstance(p, dict)]
             content = "\n".join(t for t in texts if isinstance(t, str))
@@ -83,7 +134,8 @@ def coerce_messages(
 
 def _coerce_one(item: object, path: str) -> list[Message | SystemMessage | ToolResultInput]:
     if isinstance(item, Message):
-        return [SystemMessage(item.text) if item.role == "system" else item]
+        _check_message(item, path)
+        return [SystemMessage(system_text(item)) if item.role == "system" else item]
     if isinstance(item, SystemMessage):
         return [item]
     if isinstance(item, str):
@@ -95,8 +147,10 @@ def _coerce_one(item: object, path: str) -> list[Message | SystemMessage | ToolR
         raise MessageError(f"{path}.role", "is required")
     if role == "tool":
         return list(_core_tool_results(item, path))
-    if role not in ROLES:
-        raise MessageError(f"{path}.role", "must be one of assistant, system, tool, user", role)
+    if not isinstance(role, str) or role not in ROLES:
+        raise MessageError(
+            f"{path}.role", "must be one of assistant, signal, system, tool, user", role
+        )
     if role == "system":
         return [coerce_system(item, path)]
     content = item.get("content")
@@ -223,10 +277,16 @@ def _ui_part(part: dict[str, Any], path: str) -> Part:
     if kind == "file" and "url" in part:
         return FilePart(mime_type=str(part.get("mediaType", "")), data=str(part["url"]))
     if kind.startswith("tool-") and "toolCallId" in part:
-        state = _UI_STATES.get(str(part.get("state")), "call")
+        ui_state = part.get("state")
+        state = _UI_STATES.get(ui_state) if isinstance(ui_state, str) else None
+        if state is None:
+            raise MessageError(f"{path}.state", f"must be one of {', '.join(_UI_STATES)}", ui_state)
+        call_id = part["toolCallId"]
+        if not isinstance(call_id, str):
+            raise MessageError(f"{path}.toolCallId", "must be a string", call_id)
         invocation = ToolInvocation(
             state=state,  # type: ignore[arg-type]  # values of _UI_STATES are valid states
-            tool_call_id=str(part["toolCallId"]),
+            tool_call_id=call_id,
             tool_name=kind[5:],
             args=part.get("input", {}),
             result=part.get("output"),

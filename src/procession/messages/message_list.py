@@ -19,7 +19,7 @@ from procession.errors import MessageError
 from procession.messages.formats import Prompt, to_model_messages, to_prompt, to_ui_messages
 from procession.messages.inputs import ToolResultInput, coerce_messages, coerce_system
 from procession.messages.message import Message, SystemMessage
-from procession.messages.parts import ToolInvocation, ToolInvocationPart
+from procession.messages.parts import TOOL_INVOCATION_STATES, ToolInvocation, ToolInvocationPart
 
 __all__ = ["MessageList", "MessageListView", "MessageSource", "Mutation"]
 
@@ -190,21 +190,41 @@ class MessageList:
                     return part
         return None
 
-    def _check_tool_results(self, items: Sequence[object]) -> None:
-        pending: set[str] = set()
+    def _check_tool_results(
+        self,
+        items: Sequence[object],
+        removed: frozenset[str] | set[str] = frozenset(),
+        *,
+        ordered: bool = True,
+    ) -> None:
+        """Check that every tool result in ``items`` answers a tool call it will be stored on.
+
+        Calls count when they sit on an assistant message that will still be in the list once
+        ``items`` are applied: stored messages not in ``removed`` and not replaced by another
+        object with the same id, and assistant messages of ``items`` (only those before the
+        result when ``ordered``, as :meth:`add` applies items in order).
+        """
+        if not any(isinstance(item, ToolResultInput) for item in items):
+            return
+        final = {item.id: item for item in items if isinstance(item, Message)}
+        known: set[str] = set()
+        for message in self._messages:
+            if message.id in removed or final.get(message.id, message) is not message:
+                continue
+            known.update(_call_ids(message))
+        if not ordered:
+            for message in final.values():
+                known.update(_call_ids(message))
         for item in items:
             if isinstance(item, Message):
-                for part in item.content.parts:
-                    if isinstance(part, ToolInvocationPart):
-                        pending.add(part.tool_invocation.tool_call_id)
-            elif isinstance(item, ToolResultInput):
-                known = item.tool_call_id in pending or self._find_call(item.tool_call_id)
-                if not known:
-                    raise MessageError(
-                        f"{item.path}.toolCallId",
-                        "answers no tool call in this list",
-                        item.tool_call_id,
-                    )
+                if ordered and final[item.id] is item:
+                    known.update(_call_ids(item))
+            elif isinstance(item, ToolResultInput) and item.tool_call_id not in known:
+                raise MessageError(
+                    f"{item.path}.toolCallId",
+                    "answers no tool call in this list",
+                    item.tool_call_id,
+                )
 
     def _apply_tool_result(self, item: ToolResultInput) -> None:
         part = self._find_call(item.tool_call_id)
@@ -254,14 +274,19 @@ class MessageList:
             self._tagged.pop(tag, None)
 
     def replace_all_system_messages(self, messages: Iterable[object]) -> None:
-        """Replace every system message, tagged ones included, with ``messages`` (untagged)."""
+        """Replace every system message, tagged ones included, with ``messages`` (untagged).
+
+        ``messages`` is a list of system messages, or one (a string, dict or SystemMessage).
+        """
+        if isinstance(messages, str | dict | SystemMessage | Message):
+            messages = [messages]
         converted = [coerce_system(m, f"system[{i}]") for i, m in enumerate(messages)]
         self._system = converted
         self._tagged = {}
 
     def remove_by_ids(self, ids: Iterable[str]) -> list[Message]:
-        """Remove the messages with these ids; returns the removed messages."""
-        wanted = set(ids)
+        """Remove the messages with these ids (or this one id); returns the removed messages."""
+        wanted = {ids} if isinstance(ids, str) else set(ids)
         if not wanted:
             return []
         removed = [m for m in self._messages if m.id in wanted]
@@ -329,20 +354,23 @@ class MessageList:
         ones get ``default_source``. Returned system messages join the untagged system bucket.
         The order of ``returned`` is kept within the places ``scope`` occupied.
         """
+        if default_source not in SOURCES:
+            raise MessageError(
+                "default_source", f"must be one of {', '.join(sorted(SOURCES))}", default_source
+            )
         if not isinstance(returned, list):
             raise MessageError("returned", "must be a list of messages", returned)
         items = coerce_messages(returned, "returned")
-        self._check_tool_results(items)
         scope_ids = {m.id for m in scope}
         kept = [item for item in items if isinstance(item, Message)]
         kept_ids = {m.id for m in kept}
         if len(kept_ids) != len(kept):
             raise MessageError("returned", "holds the same message id twice")
+        removed = [i for i in scope_ids if i not in kept_ids]
+        self._check_tool_results(items, set(removed), ordered=False)
         for item in items:
             if isinstance(item, SystemMessage):
                 self.add_system(item)
-            elif isinstance(item, ToolResultInput):
-                self._apply_tool_result(item)
         sources = self._sources
         new_sources = {m.id: sources.get(m.id, default_source) for m in kept}
         replacement = iter(kept)
@@ -355,13 +383,17 @@ class MessageList:
             else:
                 rebuilt.append(message)
         rebuilt.extend(replacement)
-        removed = [i for i in scope_ids if i not in kept_ids]
         for message_id in removed:
             sources.pop(message_id, None)
         sources.update(new_sources)
         self._messages = rebuilt
         for message in kept:
             self._insert_ids(message)
+        # Results are stored once the returned messages are in place, so a result answering a
+        # call in a returned message lands on that message.
+        for item in items:
+            if isinstance(item, ToolResultInput):
+                self._apply_tool_result(item)
         if self._recording is not None:
             self._recording.append(Mutation("replace", tuple(m.id for m in kept)))
 
@@ -414,8 +446,28 @@ class MessageList:
         return self.remove_by_ids(drop)
 
 
+def _call_ids(message: Message) -> list[str]:
+    if message.role != "assistant":
+        return []
+    return [
+        part.tool_invocation.tool_call_id
+        for part in message.content.parts
+        if isinstance(part, ToolInvocationPart)
+    ]
+
+
 def _coerce_tool_part(part: object) -> ToolInvocationPart:
     if isinstance(part, ToolInvocationPart):
+        inv = part.tool_invocation
+        if not isinstance(inv, ToolInvocation):
+            raise MessageError("part.toolInvocation", "must be a ToolInvocation", inv)
+        if inv.state not in TOOL_INVOCATION_STATES:
+            states = ", ".join(sorted(TOOL_INVOCATION_STATES))
+            raise MessageError("part.toolInvocation.state", f"must be one of {states}", inv.state)
+        if not isinstance(inv.tool_call_id, str):
+            raise MessageError(
+                "part.toolInvocation.toolCallId", "must be a string", inv.tool_call_id
+            )
         return part
     if isinstance(part, dict):
         from procession.messages.codec import part_from_dict
