@@ -289,7 +289,9 @@ def test_duplicate_system_message_is_not_recorded() -> None:
 # -- checkpoint / rollback (D1) --------------------------------------------------------------
 
 
-def test_rollback_removes_response_and_context_messages_added_since_the_checkpoint() -> None:
+def test_rollback_removes_only_response_messages_added_since_the_checkpoint() -> None:
+    # An error processor's continuation message (context) must survive the rollback of the
+    # failed attempt it is meant to fix (D14).
     ml = MessageList(["q"])
     ml.add(Message.assistant("step 1"), "response")
     mark = ml.checkpoint()
@@ -297,8 +299,8 @@ def test_rollback_removes_response_and_context_messages_added_since_the_checkpoi
     ml.add(Message.user("ctx"), "context")
     ml.add("late input")
     removed = ml.rollback(mark)
-    assert [m.text for m in removed] == ["rejected", "ctx"]
-    assert _texts(ml) == ["q", "step 1", "late input"]
+    assert [m.text for m in removed] == ["rejected"]
+    assert _texts(ml) == ["q", "step 1", "ctx", "late input"]
 
 
 def test_rollback_drops_parts_appended_to_an_earlier_response_message() -> None:
