@@ -103,9 +103,9 @@ async def test_system_messages_argument_holds_every_system_message() -> None:  #
     )
     (call,) = trace.of("process_input_step")
     assert [s.content for s in call["system_messages"]] == [
-        "You are a test agent.",
-        "from caller",
-        "tagged",
+        "You are a test agent.",  # instructions
+        "tagged",  # memory context
+        "from caller",  # user-provided
     ]
 
 

@@ -103,3 +103,25 @@ def test_system_messages_never_appear_among_stored_messages() -> None:
     ml.add_system("s", tag="t")
     assert all(m.role != "system" for m in ml.get.all.db())
     assert len(ml) == 1
+
+
+def test_prompt_order_is_instructions_memory_user_provided_then_other_tags() -> None:  # D17
+    ml = MessageList()
+    ml.add_system("instructions")
+    ml.add_system("feedback", tag="processor-retry-feedback")
+    ml.add_system("caller text", tag="user-provided")
+    ml.add_system("remembered facts", tag="memory")
+    assert [m.content for m in ml.get_all_system_messages()] == [
+        "instructions",
+        "remembered facts",
+        "caller text",
+        "feedback",
+    ]
+
+
+def test_remembered_duplicates_do_not_override_what_the_caller_sent() -> None:
+    ml = MessageList()
+    ml.add({"id": "m1", "role": "user", "content": "from the caller"})
+    ml.add({"id": "m1", "role": "user", "content": "stored copy"}, "memory")
+    assert [m.text for m in ml.get.all.db()] == ["from the caller"]
+    assert ml.get_source("m1") == "input"

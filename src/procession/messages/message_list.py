@@ -25,6 +25,8 @@ __all__ = ["MessageList", "MessageListView", "MessageSource", "Mutation"]
 
 MessageSource: TypeAlias = Literal["input", "response", "memory", "context"]
 SOURCES: frozenset[str] = frozenset(("input", "response", "memory", "context"))
+TAG_ORDER = ("memory", "user-provided")
+"""Tags whose system messages come first among the tagged ones, in this order."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -114,7 +116,8 @@ class MessageList:
         self._messages: list[Message] = []
         self._sources: dict[str, str] = {}
         self._system: list[SystemMessage] = []
-        self._tagged: dict[str, list[SystemMessage]] = {}
+        # Memory context comes before caller-provided system text in the prompt (D17).
+        self._tagged: dict[str, list[SystemMessage]] = {tag: [] for tag in TAG_ORDER}
         self._recording: list[Mutation] | None = None
         self.thread_id = thread_id
         self.resource_id = resource_id
@@ -164,6 +167,8 @@ class MessageList:
             message.resource_id = self.resource_id
         messages = self._messages
         if message.id in self._sources:
+            if source == "memory":
+                return  # remembered history never overrides what the caller sent
             for index, existing in enumerate(messages):
                 if existing.id == message.id:
                     messages[index] = message
@@ -271,7 +276,7 @@ class MessageList:
         if tag is None:
             self._system.clear()
         else:
-            self._tagged.pop(tag, None)
+            self._tagged.get(tag, []).clear()
 
     def replace_all_system_messages(self, messages: Iterable[object]) -> None:
         """Replace every system message, tagged ones included, with ``messages`` (untagged).
@@ -282,7 +287,7 @@ class MessageList:
             messages = [messages]
         converted = [coerce_system(m, f"system[{i}]") for i, m in enumerate(messages)]
         self._system = converted
-        self._tagged = {}
+        self._tagged = {tag: [] for tag in TAG_ORDER}
 
     def remove_by_ids(self, ids: Iterable[str]) -> list[Message]:
         """Remove the messages with these ids (or this one id); returns the removed messages."""
@@ -479,20 +484,14 @@ def _coerce_tool_part(part: object) -> ToolInvocationPart:
 
 
 def _merge_invocation(stored: ToolInvocationPart, update: ToolInvocationPart) -> None:
-    old, new = stored.tool_invocation, update.tool_invocation
-    stored.tool_invocation = ToolInvocation(
-        state=new.state,
-        tool_call_id=old.tool_call_id,
-        tool_name=old.tool_name,
-        args=old.args,
-        result=new.result,
-        is_error=new.is_error,
-        error_text=new.error_text,
-        raw_input=old.raw_input,
-        approval=new.approval if new.approval is not None else old.approval,
-        step=old.step,
-        extra=old.extra,
-    )
+    # Edited in place (D24): whoever holds the stored invocation sees the new result.
+    invocation, new = stored.tool_invocation, update.tool_invocation
+    invocation.state = new.state
+    invocation.result = new.result
+    invocation.is_error = new.is_error
+    invocation.error_text = new.error_text
+    if new.approval is not None:
+        invocation.approval = new.approval
     if update.provider_metadata:
         merged = dict(stored.provider_metadata or {})
         for provider, values in update.provider_metadata.items():
