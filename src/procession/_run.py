@@ -42,13 +42,21 @@ from procession.chunks import Chunk, Usage
 from procession.errors import (
     APICallError,
     ProcessorError,
+    StructuredOutputError,
     TripWire,
 )
 from procession.messages.formats import to_prompt
+from procession.messages.message import SystemMessage
 from procession.messages.parts import StepStartPart
 from procession.models.base import ModelCallOptions
 from procession.models.retry import start_with_retries
 from procession.results import StepResult
+from procession.structured import (
+    ObjectStream,
+    StructuredOutput,
+    is_value,
+    structured_output_spec,
+)
 from procession.tools._tool import Tool
 
 __all__ = ["Run", "RunConfig"]
@@ -74,6 +82,8 @@ class _Attempt:
     request: dict[str, Any] = field(default_factory=dict)
     warnings: list[dict[str, Any]] = field(default_factory=list)
     finish: Chunk | None = None
+    structured: StructuredOutput | None = None
+    objects: ObjectStream | None = None
 
 
 class Run(ToolStage):
@@ -111,6 +121,7 @@ class Run(ToolStage):
                         add = attempt.builder.add
                         raw = attempt.raw
                         first = attempt.first
+                        objects = attempt.objects
                         assert attempt.stream is not None
                         next_chunk = attempt.stream.__anext__
                         while True:
@@ -151,6 +162,10 @@ class Run(ToolStage):
                             add(current)
                             if current.type not in _HIDDEN_FROM_CLIENT:
                                 yield current
+                            if objects is not None and current.type == "text-delta":
+                                partial = objects.feed(current.payload.get("text", ""))
+                                if is_value(partial):
+                                    yield self._chunk("object", {"object": partial})
                             if self.pending:
                                 await self.settle()
                                 while outbox:
@@ -230,6 +245,9 @@ class Run(ToolStage):
         step = await self._process_input_step(step_number)
         await self.settle()
         system = step.system if step.system is not None else message_list.get_all_system_messages()
+        structured = structured_output_spec(step.structured_output)
+        if structured is not None and not step.model.supports_structured_output:
+            system = [*system, SystemMessage(structured.instruction())]  # this step only
         prompt = to_prompt(system, message_list.get.all.db())
         prompt, cached = await self._process_llm_request(step, prompt, step_number)
         await self.settle()
@@ -240,6 +258,8 @@ class Run(ToolStage):
             tools=self._active_tools(step),
             raw=[] if "process_llm_response" in self._hooks else None,
             cached=cached,
+            structured=structured,
+            objects=ObjectStream() if structured is not None else None,
         )
         if cached is not None:  # D7: replay instead of calling the model
             attempt.stream = _replay(cached)
@@ -252,6 +272,7 @@ class Run(ToolStage):
             tool_choice=step.tool_choice,
             provider_options=step.provider_options,
             settings=step.model_settings,  # type: ignore[arg-type]
+            response_format=structured.response_format() if structured is not None else None,
             abort_signal=self.signal,
         )
         try:
@@ -312,7 +333,18 @@ class Run(ToolStage):
         )
         await self._process_output_step(attempt.step, step_result)
         await self.settle()
+        if attempt.structured is not None and not step_result.tool_calls:
+            self.result.object = self._validate_object(attempt.structured, step_result)
         return step_result
+
+    def _validate_object(self, structured: StructuredOutput, step: StepResult) -> Any:
+        """Validate the final answer; a retry with feedback when the budget allows."""
+        try:
+            return structured.validate(step.text)
+        except StructuredOutputError as error:
+            if self._can_retry(self.processor_retries):
+                raise TripWire(str(error), retry=True, processor_id="structured-output") from None
+            raise
 
     # -- retries and endings ----------------------------------------------------------------
 
