@@ -12,6 +12,7 @@ from procession.processors.base import (
     ProcessorViolation,
     implemented_hooks,
 )
+from procession.processors.builtin import PrefillErrorHandler
 from procession.processors.protocols import (
     ProcessAPIErrorResult,
     ProcessInputStepResult,
@@ -28,6 +29,7 @@ __all__ = [
     "ErrorProcessor",
     "InputProcessor",
     "OutputProcessor",
+    "PrefillErrorHandler",
     "ProcessAPIErrorResult",
     "ProcessInputStepResult",
     "ProcessLLMRequestResult",
