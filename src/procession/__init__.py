@@ -74,6 +74,7 @@ from procession.processors import (
     Processor,
     ProcessorMessageResult,
     ProcessorViolation,
+    StreamRedactor,
     Writer,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
@@ -128,6 +129,7 @@ __all__ = [
     "SourcePart",
     "StepResult",
     "StepStartPart",
+    "StreamRedactor",
     "StreamResult",
     "StructuredOutputError",
     "SystemMessage",

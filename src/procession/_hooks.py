@@ -202,7 +202,16 @@ def _data_chunk(chunk: Any) -> Chunk:
     return chunk
 
 
-def _coerce_chunk(processor_id: str, value: Any) -> Chunk:
+def _coerce_chunk(processor_id: str, value: Any) -> Chunk | list[Chunk]:
+    """A hook's return value as a chunk, or as several (a procession extension)."""
+    if isinstance(value, Chunk):
+        return value
+    if isinstance(value, list):
+        return [_one_chunk(processor_id, item) for item in value]
+    return _one_chunk(processor_id, value)
+
+
+def _one_chunk(processor_id: str, value: Any) -> Chunk:
     if isinstance(value, Chunk):
         return value
     if isinstance(value, dict):
@@ -213,7 +222,8 @@ def _coerce_chunk(processor_id: str, value: Any) -> Chunk:
     raise ProcessorError(
         processor_id,
         "process_output_stream",
-        f"returned {type(value).__name__}; expected a Chunk, or None to drop the chunk",
+        f"returned {type(value).__name__}; expected a Chunk, a list of chunks, "
+        "or None to drop the chunk",
     )
 
 
@@ -359,28 +369,41 @@ class RunBase:
         """Run queued data chunks through the output lane, store and ready them (D9, D27)."""
         while self.pending:
             chunk, direct = self.pending.popleft()
-            processed: Chunk | None = chunk if direct else await self.through(chunk)
-            if processed is None:
-                continue
-            if processed.type.startswith("data-") and not processed.transient:
-                self._response_message().content.parts.append(
-                    DataPart(type=processed.type, data=processed.data, id=processed.id)
-                )
-            self.outbox.append(processed)
+            for processed in [chunk] if direct else await self.through(chunk):
+                if processed.type.startswith("data-") and not processed.transient:
+                    self._response_message().content.parts.append(
+                        DataPart(type=processed.type, data=processed.data, id=processed.id)
+                    )
+                self.outbox.append(processed)
 
-    async def through(self, chunk: Chunk) -> Chunk | None:
-        """Pass one loop-made chunk through every ``process_output_stream`` hook."""
+    async def through(self, chunk: Chunk, start: int = 0) -> list[Chunk]:
+        """Pass one chunk through the ``process_output_stream`` hooks from ``start`` on.
+
+        A hook may pass the chunk on, replace it, drop it (``None``), or return several
+        chunks, each of which continues down the lane. Returns what comes out, in order.
+        """
+        hooks = self._stream_hooks
         is_data = chunk.type.startswith("data-")
-        current: Chunk | None = chunk
-        for hook in self._stream_hooks:
+        current = chunk
+        for index in range(start, len(hooks)):
+            hook = hooks[index]
             if is_data and not hook.data:
                 continue
-            current = await self._stream_call(hook, current)  # type: ignore[arg-type]
-            if current is None:
-                return None
-        return current
+            result = await self._stream_call(hook, current)
+            if result is None:
+                return []
+            if type(result) is list:
+                return await self._through_each(result, index + 1)
+            current = result  # type: ignore[assignment]
+        return [current]
 
-    async def _stream_call(self, hook: _StreamHook, chunk: Chunk) -> Chunk | None:
+    async def _through_each(self, chunks: list[Chunk], start: int) -> list[Chunk]:
+        out: list[Chunk] = []
+        for item in chunks:
+            out.extend(await self.through(item, start))
+        return out
+
+    async def _stream_call(self, hook: _StreamHook, chunk: Chunk) -> Chunk | list[Chunk] | None:
         if hook.parts is not None:
             hook.parts.append(chunk)
         try:

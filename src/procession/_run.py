@@ -33,7 +33,6 @@ from procession._hooks import (
     _coerce_chunk,
     _Retry,
     _StepConfig,
-    _StreamHook,
     _Tripwire,
 )
 from procession._step import StepBuilder
@@ -110,8 +109,7 @@ class Run(ToolStage):
                     attempt = await self._before_model(step_number)
                     while outbox:
                         yield outbox.popleft()
-                    start = await self.through(self._step_start(attempt))
-                    if start is not None:
+                    for start in await self.through(self._step_start(attempt)):
                         yield start
                     # -- the hot path: each model chunk through the output lane, into the step
                     try:
@@ -141,6 +139,8 @@ class Run(ToolStage):
                             if kind in _SPECIAL:
                                 special = await self._special_chunk(attempt, chunk)
                                 if special is None:
+                                    while outbox:
+                                        yield outbox.popleft()
                                     continue
                                 chunk = special
                             current: Chunk | None = chunk
@@ -156,8 +156,19 @@ class Run(ToolStage):
                                 if out is None:
                                     current = None
                                     break
-                                current = out if type(out) is Chunk else _coerce(hook, out)
+                                if type(out) is not Chunk:
+                                    out = _coerce_chunk(hook.processor_id, out)
+                                    if type(out) is list:  # several chunks (an extension)
+                                        for item in await self._through_each(
+                                            out, hooks.index(hook) + 1
+                                        ):
+                                            self._emit_processed(attempt, item)
+                                        current = None
+                                        break
+                                current = out
                             if current is None:
+                                while outbox:
+                                    yield outbox.popleft()
                                 continue
                             add(current)
                             if current.type not in _HIDDEN_FROM_CLIENT:
@@ -185,11 +196,11 @@ class Run(ToolStage):
                     if step_result.tool_calls:
                         async for chunk in self._run_tools(step_result, attempt.tools):
                             yield chunk
-                    marker = await self.through(self._step_finish(step_result))
+                    markers = await self.through(self._step_finish(step_result))
                     await self.settle()
                     while outbox:
                         yield outbox.popleft()
-                    if marker is not None:
+                    for marker in markers:
                         yield marker
                 except TripWire as tripwire:
                     message_list.rollback(checkpoint)
@@ -287,6 +298,16 @@ class Run(ToolStage):
         attempt.request, attempt.warnings = started.request, started.warnings
         return attempt
 
+    def _emit_processed(self, attempt: _Attempt, chunk: Chunk) -> None:
+        """The hot path's tail for chunks that took the slow way: store, then queue out."""
+        attempt.builder.add(chunk)
+        if chunk.type not in _HIDDEN_FROM_CLIENT:
+            self.outbox.append(chunk)
+        if attempt.objects is not None and chunk.type == "text-delta":
+            partial = attempt.objects.feed(chunk.payload.get("text", ""))
+            if is_value(partial):
+                self.outbox.append(self._chunk("object", {"object": partial}))
+
     def _step_start(self, attempt: _Attempt) -> Chunk:
         payload = {
             "request": attempt.request,
@@ -304,7 +325,9 @@ class Run(ToolStage):
         if kind == "finish":
             self.usage = self.usage + Usage.from_dict(chunk.payload.get("output", {}).get("usage"))
             if not attempt.builder.tool_calls:  # processors see the finish of a final step
-                await self.through(chunk)
+                for item in await self.through(chunk):
+                    if item.type != "finish":  # what a processor flushes before the end
+                        self._emit_processed(attempt, item)
             attempt.finish = chunk
             return None
         return await self._provider_tool_result(chunk, attempt.builder)
@@ -486,7 +509,3 @@ async def _aclose(stream: AsyncIterator[Chunk] | None) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
         await aclose()
-
-
-def _coerce(hook: _StreamHook, value: Any) -> Chunk:
-    return _coerce_chunk(hook.processor_id, value)

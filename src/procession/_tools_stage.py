@@ -108,8 +108,8 @@ class ToolStage(Stages):
             await self.settle()
             while self.outbox:
                 yield self.outbox.popleft()
-            if processed is not None:
-                yield processed
+            for item in processed:
+                yield item
 
     def _tool_emit(self, chunk: Any, message_id: str | None) -> Awaitable[None]:
         self.enqueue(_data_chunk(chunk), direct=False)

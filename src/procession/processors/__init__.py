@@ -12,7 +12,7 @@ from procession.processors.base import (
     ProcessorViolation,
     implemented_hooks,
 )
-from procession.processors.builtin import PrefillErrorHandler
+from procession.processors.builtin import PrefillErrorHandler, StreamRedactor
 from procession.processors.protocols import (
     ProcessAPIErrorResult,
     ProcessInputStepResult,
@@ -36,6 +36,7 @@ __all__ = [
     "Processor",
     "ProcessorMessageResult",
     "ProcessorViolation",
+    "StreamRedactor",
     "Writer",
     "implemented_hooks",
 ]
