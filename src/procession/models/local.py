@@ -301,9 +301,14 @@ class LocalModel:
         plan = plan_output(options)
         messages = to_chat_messages(options.prompt, plan.instructions)
         loaded = await asyncio.to_thread(_load, path, self.n_ctx, self.n_threads)
-        tokens, grammar = await asyncio.to_thread(
-            lambda: (loaded.render(messages), _grammar(plan.schema))
-        )
+        try:
+            tokens, grammar = await asyncio.to_thread(
+                lambda: (loaded.render(messages), _grammar(plan.schema))
+            )
+        except Exception as exc:  # e.g. a chat template that refuses this role order
+            raise APICallError(
+                f"local model: could not format the prompt: {exc}", is_retryable=False
+            ) from exc
         room = self.n_ctx - len(tokens)
         if room <= 0:
             raise APICallError(
