@@ -18,6 +18,7 @@ loop) and the model, once per ``(path, n_ctx, n_threads)``.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import codecs
 import importlib.util
 import threading
@@ -100,6 +101,17 @@ class _Loaded:
 
 _loaded: dict[tuple[str, int, int | None], _Loaded] = {}
 _loading = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Free loaded models before interpreter shutdown tears down llama.cpp's bindings
+    (freeing them later makes ``Llama.__del__`` print errors)."""
+    with _loading:
+        while _loaded:
+            _, loaded = _loaded.popitem()
+            with loaded.lock:
+                loaded.llama.close()
 
 
 def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
