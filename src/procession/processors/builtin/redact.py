@@ -18,7 +18,7 @@ from procession.processors.base import Processor, ProcessorViolation
 __all__ = ["PATTERNS", "StreamRedactor"]
 
 PATTERNS: dict[str, str] = {
-    "card": r"\b(?:\d[ -]?){12,18}\d\b",
+    "card": r"\b(?:\d[ -]?){11,18}\d\b",  # 12-19 digits: partial echoes count too
     "email": r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",
     "ssn": r"\b\d{3}-\d{2}-\d{4}\b",
     "api-key": r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b",
@@ -36,6 +36,9 @@ class StreamRedactor(Processor):
             split across deltas are still caught when they end within this window).
         on_redact: Called with a :class:`ProcessorViolation` (``detail`` holds the pattern
             name) for every redaction, for auditing.
+        tool_chunks: Also redact strings inside ``tool-call`` and ``tool-result`` chunks, so
+            the client never sees them (what the model and the history hold is unchanged; use
+            ``process_tool_result`` to change that).
     """
 
     id = "stream-redactor"
@@ -47,6 +50,7 @@ class StreamRedactor(Processor):
         replacement: str = "[REDACTED]",
         hold: int = 48,
         on_redact: Callable[[ProcessorViolation[Any]], Any] | None = None,
+        tool_chunks: bool = True,
     ) -> None:
         named = (
             dict(patterns)
@@ -58,6 +62,7 @@ class StreamRedactor(Processor):
         self.replacement = replacement
         self.hold = hold
         self.on_redact = on_redact
+        self.tool_chunks = tool_chunks
 
     def redact(self, text: str) -> str:
         """Redact every match in ``text``."""
@@ -83,6 +88,8 @@ class StreamRedactor(Processor):
             if cut == 0:
                 return None
             return part.copy(payload={**part.payload, "text": self.redact(pending[:cut])})
+        if self.tool_chunks and kind in ("tool-call", "tool-result"):
+            part = part.copy(payload=self._redact_json(part.payload))
         pending = state.get("pending", "")
         if not pending:
             return part
@@ -91,6 +98,15 @@ class StreamRedactor(Processor):
             "text-delta", {"id": state.get("id"), "text": self.redact(pending)}, part.run_id
         )
         return [flushed, part]
+
+    def _redact_json(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, dict):
+            return {key: self._redact_json(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._redact_json(item) for item in value]
+        return value
 
     def _safe_cut(self, text: str) -> int:
         """The length of the prefix that no future text can change the redaction of."""
