@@ -98,7 +98,9 @@ class RunConfig:
 class _StepConfig:
     model: LanguageModel
     tools: dict[str, Tool]
-    tool_choice: dict[str, Any]
+    tool_choice: Any
+    """As configured or returned (``"auto"``, ``{"type": "tool", ...}``); normalised for the
+    model call only, so hooks see the seed's form."""
     active_tools: list[str] | None
     provider_options: dict[str, Any]
     model_settings: dict[str, Any]
@@ -253,6 +255,8 @@ class RunBase:
         self._stream_hooks: list[_StreamHook] = []
         self._hooks: dict[str, list[BoundHook]] = {}
         self.model: LanguageModel | None = None
+        self._attempt: Any = None
+        """The step attempt in progress, if the model stage was reached."""
 
     def _bind_lanes(self) -> None:
         config = self.config

@@ -47,7 +47,7 @@ from procession.errors import (
 from procession.messages.formats import to_prompt
 from procession.messages.message import SystemMessage
 from procession.messages.parts import StepStartPart
-from procession.models.base import ModelCallOptions
+from procession.models.base import ModelCallOptions, normalize_tool_choice
 from procession.models.retry import start_with_retries
 from procession.results import StepResult
 from procession.structured import (
@@ -83,6 +83,7 @@ class _Attempt:
     finish: Chunk | None = None
     structured: StructuredOutput | None = None
     objects: ObjectStream | None = None
+    prompt: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Run(ToolStage):
@@ -105,12 +106,16 @@ class Run(ToolStage):
             while True:
                 checkpoint = message_list.checkpoint()
                 steps_before = len(self.steps)
+                self._attempt = None
                 try:
                     attempt = await self._before_model(step_number)
                     while outbox:
                         yield outbox.popleft()
+                    failure = await self._start_model(attempt)
                     for start in await self.through(self._step_start(attempt)):
                         yield start
+                    if failure is not None:  # the step-start comes first, as in Mastra
+                        await self._model_failed(attempt, failure)
                     # -- the hot path: each model chunk through the output lane, into the step
                     try:
                         run_id = self.run_id
@@ -166,9 +171,11 @@ class Run(ToolStage):
                                         current = None
                                         break
                                 current = out
+                            if self.pending:  # writer chunks made while processing it first
+                                await self.settle()
+                            while outbox:
+                                yield outbox.popleft()
                             if current is None:
-                                while outbox:
-                                    yield outbox.popleft()
                                 continue
                             add(current)
                             if current.type not in _HIDDEN_FROM_CLIENT:
@@ -177,10 +184,6 @@ class Run(ToolStage):
                                 partial = objects.feed(current.payload.get("text", ""))
                                 if is_value(partial):
                                     yield self._chunk("object", {"object": partial})
-                            if self.pending:
-                                await self.settle()
-                                while outbox:
-                                    yield outbox.popleft()
                         if signal is not None and signal.aborted:
                             raise _Abort
                     except (TripWire, ProcessorError, _Abort, _Retry, _Tripwire):
@@ -206,24 +209,22 @@ class Run(ToolStage):
                     self.pending.clear()  # a rejected step's data chunks: not sent, not stored
                     message_list.rollback(checkpoint)
                     del self.steps[steps_before:]
-                    while outbox:
-                        yield outbox.popleft()
-                    yield self._processor_retry(tripwire)  # or raises _Tripwire
-                    continue
+                    marker = self._processor_retry(tripwire)  # or raises _Tripwire
                 except _Retry:  # the API-error path rolled the model output back already
                     self.pending.clear()
                     del self.steps[steps_before:]
-                    while outbox:
-                        yield outbox.popleft()
-                    yield self._retry_marker(
+                    marker = self._retry_marker(
                         retry_reason="api-error", processor_id=None, metadata=None
                     )
+                else:
+                    step_number += 1
+                    if not self._continues(self.steps[-1]):
+                        break
                     continue
-                last = self.steps[-1]
-                step_number += 1
-                continued = bool(last.tool_calls) and last.finish_reason == "tool-calls"
-                if not continued or step_number >= self.config.max_steps:
-                    break
+                while outbox:
+                    yield outbox.popleft()
+                for item in await self._through_marker(marker):  # D2
+                    yield item
             await self._process_output_result()
             while outbox:
                 yield outbox.popleft()
@@ -255,6 +256,10 @@ class Run(ToolStage):
     async def _before_model(self, step_number: int) -> _Attempt:
         """``process_input_step``, the prompt, ``process_llm_request``, then start the call."""
         message_list = self.message_list
+        if step_number > 0:  # the boundary exists before this step's hooks run (Mastra)
+            response = self._response_message()
+            if response.content.parts:
+                response.content.parts.append(StepStartPart())
         step = await self._process_input_step(step_number)
         await self.settle()
         system = step.system if step.system is not None else message_list.get_all_system_messages()
@@ -274,15 +279,25 @@ class Run(ToolStage):
             structured=structured,
             objects=ObjectStream() if structured is not None else None,
         )
+        attempt.prompt = prompt
+        self._attempt = attempt
+        return attempt
+
+    async def _start_model(self, attempt: _Attempt) -> Exception | None:
+        """Start the model call (or the cached replay, D7) and read its first chunk.
+
+        Returns the error of a call that failed before any chunk.
+        """
+        step, cached, structured = attempt.step, attempt.cached, attempt.structured
         if cached is not None:  # D7: replay instead of calling the model
             attempt.stream = _replay(cached)
             attempt.request = cached.get("request") or {}
             attempt.warnings = list(cached.get("warnings") or [])
-            return attempt
+            return None
         options = ModelCallOptions(
-            prompt=prompt,
+            prompt=attempt.prompt,
             tools=[t.definition() for t in attempt.tools.values()],  # type: ignore[misc]
-            tool_choice=step.tool_choice,
+            tool_choice=normalize_tool_choice(step.tool_choice),
             provider_options=step.provider_options,
             settings=step.model_settings,  # type: ignore[arg-type]
             response_format=structured.response_format() if structured is not None else None,
@@ -295,10 +310,10 @@ class Run(ToolStage):
         except (_Abort, _Retry, _Tripwire):
             raise
         except Exception as error:
-            await self._model_failed(attempt, error)
+            return error
         attempt.stream = started.stream
         attempt.request, attempt.warnings = started.request, started.warnings
-        return attempt
+        return None
 
     def _emit_processed(self, attempt: _Attempt, chunk: Chunk) -> None:
         """The hot path's tail for chunks that took the slow way: store, then queue out."""
@@ -336,9 +351,13 @@ class Run(ToolStage):
         return await self._provider_tool_result(chunk, attempt.builder)
 
     async def _model_failed(self, attempt: _Attempt, error: Exception) -> NoReturn:
-        """The model call failed: roll back its output and ask the error lane (D14)."""
-        self.message_list.rollback(attempt.checkpoint)
-        await self._api_error(error, attempt.step_number)
+        """The model call failed: the error lane sees its partial output, then it is rolled
+        back (D14); messages an error processor adds stay."""
+        self._commit_parts(attempt.builder.finish())
+        try:
+            await self._api_error(error, attempt.step_number)
+        finally:
+            self.message_list.rollback(attempt.checkpoint)
 
     # -- after the model --------------------------------------------------------------------
 
@@ -347,7 +366,7 @@ class Run(ToolStage):
         builder = attempt.builder
         parts = builder.finish()
         step_result = self._step_result(attempt)
-        self._commit_parts(parts, attempt.step_number)
+        self._commit_parts(parts)
         self.steps.append(step_result)  # D6: hooks from here on see the current step
         await self._process_llm_response(
             attempt.step,
@@ -357,6 +376,7 @@ class Run(ToolStage):
             attempt.request,
             attempt.warnings,
         )
+        await self.settle()  # D27: its writer chunks go out before the next stage
         await self._process_output_step(attempt.step, step_result)
         await self.settle()
         if attempt.structured is not None and not step_result.tool_calls:
@@ -399,16 +419,27 @@ class Run(ToolStage):
         }
         if metadata is not None:
             step_result["retryMetadata"] = metadata
+        attempt = self._attempt
+        text = attempt.builder.text if attempt is not None else ""
+        finish = attempt.finish if attempt is not None else None
+        usage = finish.payload.get("output", {}).get("usage") if finish is not None else None
         return self._chunk(
             "step-finish",
             {
                 "messageId": self.response_id,
                 "stepResult": step_result,
-                "output": {"text": "", "toolCalls": [], "usage": Usage().to_dict()},
+                "output": {"text": text, "toolCalls": [], "usage": usage or Usage().to_dict()},
                 "metadata": {},
                 "processorRetryCount": self.processor_retries,
             },
         )
+
+    async def _through_marker(self, marker: Chunk) -> list[Chunk]:
+        """The retry marker goes through the output lane like any ``step-finish``."""
+        try:
+            return await self.through(marker)
+        except TripWire as tripwire:
+            raise _Tripwire(tripwire.payload()) from None
 
     def _aborted(self) -> Chunk:
         self.result.finish_reason = "abort"
@@ -444,7 +475,7 @@ class Run(ToolStage):
         )
 
     def _active_tools(self, step: _StepConfig) -> dict[str, Tool]:
-        if step.tool_choice.get("type") == "none":
+        if normalize_tool_choice(step.tool_choice).get("type") == "none":
             return {}
         tools = step.tools
         if step.active_tools is not None:
@@ -471,13 +502,17 @@ class Run(ToolStage):
             model_id=attempt.step.model.model_id,
         )
 
-    def _commit_parts(self, parts: list[Any], step_number: int) -> None:
-        if not parts:
-            return
-        message = self._response_message()
-        if message.content.parts and step_number > 0:
-            message.content.parts.append(StepStartPart())
-        message.content.parts.extend(parts)
+    def _commit_parts(self, parts: list[Any]) -> None:
+        if parts:
+            self._response_message().content.parts.extend(parts)
+
+    def _continues(self, step: StepResult) -> bool:
+        """Whether the loop goes on after ``step``: it called tools and steps remain."""
+        return (
+            bool(step.tool_calls)
+            and step.finish_reason == "tool-calls"
+            and step.step_number + 1 < self.config.max_steps
+        )
 
     def _step_finish(self, step: StepResult) -> Chunk:
         return self._chunk(
@@ -486,7 +521,7 @@ class Run(ToolStage):
                 "messageId": self.response_id,
                 "stepResult": {
                     "reason": step.finish_reason,
-                    "isContinued": bool(step.tool_calls) and step.finish_reason == "tool-calls",
+                    "isContinued": self._continues(step),
                 },
                 "output": {
                     "text": step.text,

@@ -43,7 +43,7 @@ class Stages(RunBase):
         return _StepConfig(
             model=self.model,
             tools=config.tools,
-            tool_choice=normalize_tool_choice(config.tool_choice),
+            tool_choice=config.tool_choice,
             active_tools=config.active_tools,
             provider_options=config.provider_options,
             model_settings=config.model_settings,
@@ -140,7 +140,13 @@ class Stages(RunBase):
                 model_settings=step.model_settings,
                 structured_output=step.structured_output,
             )
+            before = message_list.get_all_system_messages()
             result = await self._call(bound, args)
+            if step.system is not None:  # D17: run-scoped additions count for this step too
+                known = {id(m) for m in before}
+                step.system.extend(
+                    m for m in message_list.get_all_system_messages() if id(m) not in known
+                )
             self._apply_step_result(bound, result, messages, step)
         return step
 
@@ -189,7 +195,8 @@ class Stages(RunBase):
         if "tools" in result:
             step.tools = toolset(result["tools"])
         if "tool_choice" in result:
-            step.tool_choice = normalize_tool_choice(result["tool_choice"])
+            normalize_tool_choice(result["tool_choice"])  # validates; hooks see the seed's form
+            step.tool_choice = result["tool_choice"]
         if "active_tools" in result:
             step.active_tools = result["active_tools"]
         if "provider_options" in result:

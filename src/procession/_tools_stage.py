@@ -104,6 +104,7 @@ class ToolStage(Stages):
                 step.tool_results.append(
                     ToolResultInfo(call.tool_call_id, call.tool_name, call.args, error=value)
                 )
+            await self.settle()  # D27: writer chunks of process_tool_result go out first
             processed = await self.through(chunk_out)
             await self.settle()
             while self.outbox:

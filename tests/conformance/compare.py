@@ -181,10 +181,35 @@ def _sequence_diff(
     return len(out) >= limit
 
 
+COMPARE_DATA_PARTS = "_compareDataParts"
+"""A view key a rule may set to False: stored ``data-*`` parts are then left out of the
+message comparison (both sides)."""
+
+
+def _strip_data_parts(view: dict[str, Any]) -> None:
+    def strip(messages: Any) -> None:
+        for message in messages if isinstance(messages, list) else []:
+            parts = message.get("parts") if isinstance(message, dict) else None
+            if isinstance(parts, list):
+                parts[:] = [
+                    p
+                    for p in parts
+                    if not (isinstance(p, dict) and str(p.get("type", "")).startswith("data-"))
+                ]
+
+    strip(view.get("messages"))
+    for event in view.get("events", []):
+        if isinstance(event, dict) and isinstance(event.get("args"), dict):
+            strip(event["args"].get("messages"))
+
+
 def diff_views(want: dict[str, Any], got: dict[str, Any], limit: int = 40) -> list[str]:
     """Human-readable differences between an expected and an actual view (empty if equal)."""
     out: list[str] = []
     want, got = copy.deepcopy(want), copy.deepcopy(got)
+    if not want.pop(COMPARE_DATA_PARTS, True):
+        _strip_data_parts(want)
+        _strip_data_parts(got)
     for key in ("events", "chunks"):
         w, g = want.pop(key, None), got.pop(key, None)
         if w is None and g is None:

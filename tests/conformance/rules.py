@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tests.conformance.compare import COMPARE_DATA_PARTS
+
 __all__ = ["RULES", "Rule", "RuleContext", "apply_rules"]
 
 FEEDBACK = (
@@ -423,12 +425,14 @@ def d23_text(view: dict[str, Any], ctx: RuleContext) -> None:
 
 
 def d7_llm_response_chunks(view: dict[str, Any], ctx: RuleContext) -> None:
-    """D7: processLLMResponse's chunks are the chunks as the model produced them, so the
-    loop's own step-start is not among them."""
+    """D7: processLLMResponse's chunks are the chunks as the model produced them, so neither
+    the loop's own step-start nor data chunks written by stream processors are among them."""
     for event in _hooks(view):
         if event["method"] == "processLLMResponse":
             types = event["args"]["chunkTypes"]
-            event["args"]["chunkTypes"] = [t for t in types if t != "step-start"]
+            event["args"]["chunkTypes"] = [
+                t for t in types if t != "step-start" and not t.startswith("data-")
+            ]
 
 
 def d17_system_messages(view: dict[str, Any], ctx: RuleContext) -> None:
@@ -503,113 +507,38 @@ def seed_stream_parts(view: dict[str, Any], ctx: RuleContext) -> None:
             event["args"]["streamParts"] = seen[event["processorId"]]
 
 
+def seed_data_parts_stored(view: dict[str, Any], ctx: RuleContext) -> None:
+    """seed: non-transient data chunks are stored as parts of the response (the seed names
+    processOutputStream and processOutputResult; Mastra's own rule covers every writer, and
+    procession applies it to every hook and step). Mastra 1.71 drops the chunks of in-loop
+    hooks after the first step, so stored data parts are not compared here;
+    tests/loop/test_stream_processors.py pins procession's storing."""
+    if any(
+        isinstance(p, dict) and str(p.get("type", "")).startswith("data-")
+        for m in view.get("messages", [])
+        for p in (m.get("parts") or [] if isinstance(m, dict) else [])
+    ):
+        view[COMPARE_DATA_PARTS] = False
+
+
 # -- known bugs (tolerated only by the "modulo known bugs" test) -------------------------------
-
-
-def bug_step_start_timing(view: dict[str, Any], ctx: RuleContext) -> None:
-    """BUG-1: procession adds the step-start part when a step's output is committed, Mastra
-    when the step starts, so process_input_step (step > 0) misses a trailing step-start."""
-    for event in _hooks(view):
-        for message in event["args"].get("messages", []):
-            parts = message.get("parts") if isinstance(message, dict) else None
-            if parts and parts[-1] == "step-start":
-                parts.pop()
-
-
-def bug_retry_marker(view: dict[str, Any], ctx: RuleContext) -> None:
-    """BUG-2: procession's retry marker (step-finish, reason retry) carries no text and no
-    usage and does not pass through process_output_stream."""
-    for chunk in _step_chunks(view):
-        if chunk["type"] == "step-finish" and chunk.get("reason") == "retry":
-            chunk["text"] = ""
-            chunk["usage"] = {}
-    kept: list[dict[str, Any]] = []
-    removed: dict[str, int] = {}
-    for event in view["events"]:
-        part = event.get("args", {}).get("part") if event.get("kind") == "hook" else None
-        pid = event.get("processorId", "")
-        if (
-            isinstance(part, dict)
-            and part.get("type") == "step-finish"
-            and part.get("reason") == "retry"
-        ):
-            removed[pid] = removed.get(pid, 0) + 1
-            continue
-        if isinstance(part, dict) and "streamParts" in event["args"] and removed.get(pid):
-            event["args"]["streamParts"] -= removed[pid]
-        kept.append(event)
-    view["events"] = kept
-
-
-def bug_failed_call_step_start(view: dict[str, Any], ctx: RuleContext) -> None:
-    """BUG-3: when the model call itself fails, procession emits no step-start before the
-    retry marker or the error chunk."""
-    for key in ("chunks", "_chunks"):
-        chunks = view.get(key)
-        if not chunks:
-            continue
-        out = []
-        for i, chunk in enumerate(chunks):
-            nxt = chunks[i + 1] if i + 1 < len(chunks) else {}
-            if chunk["type"] == "step-start" and (
-                nxt.get("type") == "error"
-                or (nxt.get("type") == "step-finish" and nxt.get("reason") == "retry")
-            ):
-                continue
-            out.append(chunk)
-        view[key] = out
-
-
-def bug_is_continued(view: dict[str, Any], ctx: RuleContext) -> None:
-    """BUG-4: the last step-finish says isContinued true when max_steps stops the loop."""
-    for chunk in _step_chunks(view):
-        if chunk["type"] == "step-finish" and chunk.get("reason") == "tool-calls":
-            chunk["isContinued"] = True
-    for event in _hooks(view):
-        part = event["args"].get("part")
-        if (
-            isinstance(part, dict)
-            and part.get("type") == "step-finish"
-            and part.get("reason") == "tool-calls"
-        ):
-            part["isContinued"] = True
-
-
-def bug_api_error_messages(view: dict[str, Any], ctx: RuleContext) -> None:
-    """BUG-7: after a stream error, process_api_error does not see the failed attempt's
-    partial output (procession rolls it back before asking the error lane)."""
-    for event in _hooks(view):
-        if event["method"] == "processAPIError":
-            event["args"]["messages"] = _drop_step_output(event["args"]["messages"], True)
+# None at the moment: BUG-1 to BUG-8 were fixed in the loop. A new bug gets a ``BUG-n.*`` rule
+# here that makes Mastra's view match procession, so the rest of its scenario stays tested.
 
 
 RULES: list[Rule] = [
+    Rule(
+        "seed.data-parts-stored",
+        "seed",
+        seed_data_parts_stored.__doc__ or "",
+        seed_data_parts_stored,
+    ),
     Rule("D18.generate-streams", "D18", d18_generate_streams.__doc__ or "", d18_generate_streams),
     Rule(
         "D11.no-work-after-result",
         "D11",
         d11_no_work_after_result.__doc__ or "",
         d11_no_work_after_result,
-    ),
-    Rule(
-        "BUG-1.step-start-timing",
-        "BUG-1",
-        bug_step_start_timing.__doc__ or "",
-        bug_step_start_timing,
-    ),
-    Rule("BUG-2.retry-marker", "BUG-2", bug_retry_marker.__doc__ or "", bug_retry_marker),
-    Rule(
-        "BUG-3.failed-call-step-start",
-        "BUG-3",
-        bug_failed_call_step_start.__doc__ or "",
-        bug_failed_call_step_start,
-    ),
-    Rule("BUG-4.is-continued", "BUG-4", bug_is_continued.__doc__ or "", bug_is_continued),
-    Rule(
-        "BUG-7.api-error-messages",
-        "BUG-7",
-        bug_api_error_messages.__doc__ or "",
-        bug_api_error_messages,
     ),
     Rule(
         "seed.tool-result-step-number",

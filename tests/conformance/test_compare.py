@@ -65,11 +65,6 @@ def test_unknown_rules_are_refused() -> None:
         apply_rules(view, ["D99.nothing"], RuleContext(scenario, 0))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG-8: process_input_step receives tool_choice as {'type': 'auto'}; the seed and "
-    "Mastra pass 'auto' (the comparison canonicalises both forms, this test does not)",
-)
 def test_tool_choice_reaches_process_input_step_in_the_seed_form() -> None:
     def choices(trace: dict[str, object]) -> list[object]:
         events = trace["requests"][0]["events"]  # type: ignore[index]

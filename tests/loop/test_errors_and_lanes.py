@@ -261,7 +261,7 @@ async def test_prepare_step_runs_after_input_processors() -> None:
     )
     model = ScriptedModel([Reply(text=["ok"])])
     await agent(model, input_processors=[first]).generate("x", prepare_step=prepare_step)
-    assert seen_choice == [{"type": "required"}]
+    assert seen_choice == ["required"]  # hooks see the seed's form
     assert model.calls[0].tool_choice == {"type": "none"}
 
 

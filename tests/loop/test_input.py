@@ -150,7 +150,7 @@ async def test_input_step_overrides_apply_to_one_step_and_chain() -> None:
     second = RecordingProcessor("second", ["process_input_step"], trace=trace)
     model = ScriptedModel([tool_call("act", {}), Reply(text=["ok"])])
     await agent(model, tools=[act], input_processors=[first, second]).generate("x")
-    assert trace.of("process_input_step", "second")[0]["tool_choice"] == {"type": "required"}
+    assert trace.of("process_input_step", "second")[0]["tool_choice"] == "required"
     assert model.calls[0].tool_choice == {"type": "required"}
     assert model.calls[1].tool_choice == {"type": "auto"}
 
