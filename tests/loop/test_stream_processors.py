@@ -275,3 +275,41 @@ async def test_dropping_a_tool_call_prevents_its_execution() -> None:
     model = ScriptedModel([tool_call("act", {})])
     await agent(model, tools=[act], output_processors=[drop]).generate("x")
     assert ran == []
+
+
+@pytest.mark.asyncio
+async def test_data_chunks_from_every_hook_and_step_are_stored() -> None:  # D27, seed
+    def make(hook: str) -> Any:
+        def behaviour(**kw: Any) -> Any:
+            part = kw.get("part")
+            if part is None or part.type == "text-start":
+                kw["writer"].custom({"type": "data-hook", "data": hook})
+            return part
+
+        return behaviour
+
+    input_hooks = ["process_input_step", "process_llm_request", "process_llm_response"]
+    output_hooks = ["process_output_stream", "process_output_step", "process_tool_result"]
+
+    @tool
+    def act() -> int:
+        """Act."""
+        return 1
+
+    inp = RecordingProcessor("in", behaviours={h: make(h) for h in input_hooks})
+    out = RecordingProcessor("out", behaviours={h: make(h) for h in output_hooks})
+    model = ScriptedModel([tool_call("act", {}), Reply(text=["done"])])
+    stream = agent(model, tools=[act], input_processors=[inp], output_processors=[out]).stream(
+        "x"
+    )
+    await collect(stream)
+    result = await stream.result()
+    stored = [p.data for p in result.messages[0].content.parts if p.type == "data-hook"]
+    step_one = stored[stored.index("process_tool_result") + 1 :]
+    assert set(step_one) == {
+        "process_input_step",
+        "process_llm_request",
+        "process_output_stream",
+        "process_llm_response",
+        "process_output_step",
+    }
