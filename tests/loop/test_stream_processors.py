@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from procession import Chunk, tool
+from procession import Chunk, DataPart, tool
 from procession.testing import RecordingProcessor, Reply, ScriptedModel, Trace
 from procession.tools import ToolContext
 
@@ -299,12 +299,10 @@ async def test_data_chunks_from_every_hook_and_step_are_stored() -> None:  # D27
     inp = RecordingProcessor("in", behaviours={h: make(h) for h in input_hooks})
     out = RecordingProcessor("out", behaviours={h: make(h) for h in output_hooks})
     model = ScriptedModel([tool_call("act", {}), Reply(text=["done"])])
-    stream = agent(model, tools=[act], input_processors=[inp], output_processors=[out]).stream(
-        "x"
-    )
+    stream = agent(model, tools=[act], input_processors=[inp], output_processors=[out]).stream("x")
     await collect(stream)
     result = await stream.result()
-    stored = [p.data for p in result.messages[0].content.parts if p.type == "data-hook"]
+    stored = [p.data for p in result.messages[0].content.parts if isinstance(p, DataPart)]
     step_one = stored[stored.index("process_tool_result") + 1 :]
     assert set(step_one) == {
         "process_input_step",
