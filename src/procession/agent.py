@@ -10,6 +10,7 @@ from procession._run import Run, RunConfig
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.memory.base import AgentMemory
 from procession.messages.message import new_id
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
@@ -112,6 +113,9 @@ class Agent:
         tool_choice: ``"auto"`` (default), ``"none"``, ``"required"`` or a tool name.
         provider_options: Provider-specific options for every call.
         model_settings: Call settings (temperature, max_output_tokens, ...).
+        memory: A memory (:class:`procession.memory.Memory`): its processors join the lanes
+            (input first, output last, D20) and it stores each completed run (D13). Calls then
+            take ``thread_id`` and ``resource_id``.
     """
 
     def __init__(
@@ -132,6 +136,7 @@ class Agent:
         tool_choice: Any = "auto",
         provider_options: dict[str, Any] | None = None,
         model_settings: dict[str, Any] | None = None,
+        memory: AgentMemory | None = None,
     ) -> None:
         if not id:
             raise ConfigurationError("Agent: id must be a non-empty string")
@@ -161,7 +166,12 @@ class Agent:
         self.tool_choice = tool_choice
         self.provider_options = provider_options or {}
         self.model_settings = model_settings or {}
-        self.memory: Any = None
+        if memory is not None and not isinstance(memory, AgentMemory):
+            raise ConfigurationError(
+                f"Agent {id!r}: memory must provide input_processors(), output_processors() "
+                f"and commit() (got {memory!r})"
+            )
+        self.memory = memory
 
     def __repr__(self) -> str:
         return f"<Agent id={self.id!r}>"
@@ -293,7 +303,14 @@ class _PendingRun(Run):
         config.abort_signal = options["abort_signal"]
         self.signal = config.abort_signal
         if agent.memory is not None:
-            agent.memory.attach(self, config)
+            memory = agent.memory
+            config.input_processors = _merge(
+                memory.input_processors(context), config.input_processors, first=True
+            )
+            config.output_processors = _merge(
+                memory.output_processors(context), config.output_processors, first=False
+            )
+            config.on_complete.append(memory.commit)
         await self._seed_messages()
 
     async def _seed_messages(self) -> None:
@@ -320,6 +337,13 @@ class _PendingRun(Run):
             return
         async for chunk in super().chunks():
             yield chunk
+
+
+def _merge(memory: list[Any], configured: list[Any], *, first: bool) -> list[Any]:
+    """Memory processors around a lane (D20), skipping ids the lane already has."""
+    taken = {getattr(p, "id", None) for p in configured}
+    extra = [p for p in memory if getattr(p, "id", None) not in taken]
+    return [*extra, *configured] if first else [*configured, *extra]
 
 
 def _texts(value: Any) -> list[str]:

@@ -100,7 +100,7 @@ async def test_unopenable_file_is_a_storage_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize("numpy", [True, False])
 def test_rank_with_and_without_numpy(monkeypatch: pytest.MonkeyPatch, numpy: bool) -> None:
     if not numpy:
-        monkeypatch.setattr(vectors, "_np", None)
+        monkeypatch.setattr(vectors, "_NUMPY", [None])
     rows = [
         ("a", "t", vectors.to_blob([1.0, 0.0])),
         ("b", "t", vectors.to_blob([0.6, 0.8])),

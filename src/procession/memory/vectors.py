@@ -18,15 +18,26 @@ from typing import Any
 from procession.errors import StorageError
 from procession.memory.storage import VectorHit
 
-_np: Any
-try:  # pragma: no cover - which branch runs depends on the environment
-    import numpy as _np
-except ImportError:  # pragma: no cover
-    _np = None
+__all__ = ["VectorRow", "from_blob", "has_numpy", "rank", "to_blob"]
 
-__all__ = ["HAS_NUMPY", "VectorRow", "from_blob", "rank", "to_blob"]
+_NUMPY: list[Any] = []  # filled on first use: numpy costs ~100 ms to import
 
-HAS_NUMPY = _np is not None
+
+def _numpy() -> Any:
+    if not _NUMPY:
+        module: Any
+        try:  # pragma: no cover - which branch runs depends on the environment
+            import numpy as module
+        except ImportError:  # pragma: no cover
+            module = None
+        _NUMPY.append(module)
+    return _NUMPY[0]
+
+
+def has_numpy() -> bool:
+    """Whether vector search runs with numpy (the ``vectors`` extra)."""
+    return _numpy() is not None
+
 
 VectorRow = tuple[str, str, bytes]
 """``(message_id, thread_id, blob)`` as read from storage."""
@@ -73,7 +84,8 @@ def rank(
     rows = [r for r in rows if len(r[2]) == len(query_blob)]
     if not rows:
         return []
-    scores = _scores_numpy(query_blob, rows) if _np is not None else _scores_python(query, rows)
+    np = _numpy()
+    scores = _scores_numpy(np, query_blob, rows) if np is not None else _scores_python(query, rows)
     hits = (
         VectorHit(row[0], row[1], score)
         for row, score in zip(rows, scores, strict=True)
@@ -82,8 +94,7 @@ def rank(
     return heapq.nlargest(top_k, hits, key=lambda hit: hit.score)
 
 
-def _scores_numpy(query_blob: bytes, rows: list[VectorRow]) -> list[float]:
-    np = _np
+def _scores_numpy(np: Any, query_blob: bytes, rows: list[VectorRow]) -> list[float]:
     query = np.frombuffer(query_blob, dtype="<f4").astype(np.float64)
     matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").astype(np.float64)
     matrix = matrix.reshape(len(rows), query.shape[0])
