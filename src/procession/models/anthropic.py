@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
-from procession.models._abortable import AbortWatch
+from procession.models._abort import cancel_on_abort
 from procession.models._anthropic_request import build_request
 from procession.models._anthropic_stream import AnthropicStreamMapper
 from procession.models.base import ModelCallOptions, StreamResult
+from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -153,17 +154,17 @@ class AnthropicModel:
         """Start one streamed Messages call; HTTP errors raise :class:`APICallError` here."""
         request, warnings = build_request(self.model_id, options)
         call = _sdk_arguments(request, options)
-        watch = AbortWatch(options.abort_signal)
+        signal = options.abort_signal
         try:
-            sdk_stream = await watch.run(self.client.messages.create(**call, stream=True))
-        except BaseException as exc:
-            watch.close()
+            with cancel_on_abort(signal):
+                sdk_stream = await self.client.messages.create(**call, stream=True)
+        except Exception as exc:
             if _is_sdk_error(exc):
                 raise to_api_call_error(exc, request) from exc
             raise
         headers = dict(sdk_stream.response.headers)
         return StreamResult(
-            stream=_chunks(sdk_stream, watch, request),
+            stream=_chunks(sdk_stream, signal, request),
             request={"body": request},
             response={"headers": headers},
             warnings=warnings,
@@ -182,13 +183,16 @@ def _sdk_arguments(request: dict[str, Any], options: ModelCallOptions) -> dict[s
     return call
 
 
-async def _chunks(sdk_stream: Any, watch: AbortWatch, request: object) -> AsyncIterator[Chunk]:
-    """Read the SDK stream through the abort watch; always close the HTTP response."""
+async def _chunks(
+    sdk_stream: Any, signal: AbortSignal | None, request: object
+) -> AsyncIterator[Chunk]:
+    """Read the SDK stream; the abort signal interrupts a read; the response always closes."""
     mapper = AnthropicStreamMapper()
     try:
         while True:
             try:
-                event = await watch.next(sdk_stream)
+                with cancel_on_abort(signal):
+                    event = await sdk_stream.__anext__()
             except StopAsyncIteration:
                 break
             except Exception as exc:
@@ -200,7 +204,6 @@ async def _chunks(sdk_stream: Any, watch: AbortWatch, request: object) -> AsyncI
         if not mapper.finished:
             yield mapper.finish()
     finally:
-        watch.close()
         await sdk_stream.close()
 
 

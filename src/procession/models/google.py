@@ -21,9 +21,10 @@ from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.errors import APICallError, ConfigurationError
-from procession.models._abortable import AbortWatch
+from procession.models._abort import cancel_on_abort
 from procession.models._google_request import build_request
 from procession.models.base import ModelCallOptions, StreamResult
+from procession.signals import AbortSignal
 
 __all__ = ["GoogleModel", "model_from_id"]
 
@@ -218,23 +219,19 @@ class GoogleModel:
         request = self.client.build_request(
             "POST", url, params={"alt": "sse"}, json=body, headers=headers
         )
-        watch = AbortWatch(options.abort_signal)
+        signal = options.abort_signal
         try:
-            response = await watch.run(self.client.send(request, stream=True))
+            with cancel_on_abort(signal):
+                response = await self.client.send(request, stream=True)
         except _import_httpx().HTTPError as exc:
-            watch.close()
             raise _transport_error(exc, body) from exc
-        except BaseException:
-            watch.close()
-            raise
         if response.status_code >= 400:
-            watch.close()
             try:
                 raise await _status_error(response, body)
             finally:
                 await response.aclose()
         return StreamResult(
-            stream=_chunks(response, watch, body),
+            stream=_chunks(response, signal, body),
             request={"body": body},
             response={"headers": dict(response.headers)},
         )
@@ -253,14 +250,17 @@ async def _events(response: Any) -> AsyncGenerator[dict[str, Any], None]:
         yield json.loads("\n".join(data))
 
 
-async def _chunks(response: Any, watch: AbortWatch, request: object) -> AsyncIterator[Chunk]:
+async def _chunks(
+    response: Any, signal: AbortSignal | None, request: object
+) -> AsyncIterator[Chunk]:
     mapper = _Mapper()
     events = _events(response)
     httpx2 = _import_httpx()
     try:
         while True:
             try:
-                event = await watch.next(events)
+                with cancel_on_abort(signal):
+                    event = await events.__anext__()
             except StopAsyncIteration:
                 break
             except httpx2.HTTPError as exc:
@@ -272,7 +272,6 @@ async def _chunks(response: Any, watch: AbortWatch, request: object) -> AsyncIte
         for chunk in mapper.finish():
             yield chunk
     finally:
-        watch.close()
         await events.aclose()
         await response.aclose()
 
