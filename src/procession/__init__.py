@@ -50,6 +50,8 @@ from procession.messages import (
     messages_to_json,
     part_from_dict,
     part_to_dict,
+    to_model_messages,
+    to_prompt,
 )
 from procession.models import (
     LanguageModel,
@@ -109,8 +111,8 @@ __all__ = [
     "ModelSettings",
     "Mutation",
     "OutputProcessor",
-    "PrefillErrorHandler",
     "Part",
+    "PrefillErrorHandler",
     "ProcessAPIErrorResult",
     "ProcessInputStepResult",
     "ProcessLLMRequestResult",
@@ -163,5 +165,7 @@ __all__ = [
     "register_model",
     "register_provider",
     "resolve_model",
+    "to_model_messages",
+    "to_prompt",
     "tool",
 ]
