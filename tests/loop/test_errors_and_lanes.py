@@ -288,3 +288,29 @@ async def test_a_model_that_raises_cancelled_on_abort_ends_with_an_abort_chunk()
     asyncio.get_running_loop().call_later(0.02, signal.abort)
     chunks = await collect(agent(AbortAware()).stream("x", abort_signal=signal))  # type: ignore[arg-type]
     assert chunks[-1].type == "abort"
+
+
+@pytest.mark.asyncio
+async def test_a_hook_gets_exactly_the_names_it_declares() -> None:  # D19
+    seen: dict[str, Any] = {}
+
+    class Named:
+        id = "named"
+
+        def process_output_stream(self, *, part: Chunk, **rest: Any) -> Chunk:
+            seen.setdefault("rest", rest)
+            return part
+
+    class CatchAll:
+        id = "catch-all"
+
+        def process_output_stream(self, **everything: Any) -> Any:
+            seen.setdefault("everything", sorted(everything))
+            return everything["part"]
+
+    await agent(
+        ScriptedModel([Reply(text=["a"])]), output_processors=[Named(), CatchAll()]
+    ).generate("x")
+    assert seen["rest"] == {}
+    assert "stream_parts" in seen["everything"]
+    assert "state" in seen["everything"]

@@ -1,8 +1,9 @@
 """Calling hooks: which keyword arguments each hook may declare, resolved once per run (D19).
 
 A hook declares only the keywords it needs (``async def process_output_stream(self, *, part,
-**_)``); a hook with ``**kwargs`` receives every argument of its hook. Each processor's hook is
-inspected once per function object, so the per-call cost is building (or reusing) one dict.
+**_)``) and receives exactly those; a hook that names none (only ``**kwargs``) receives every
+argument of its hook. Each processor's hook is inspected once per function object, so the
+per-call cost is building (or reusing) one dict.
 """
 
 from __future__ import annotations
@@ -91,7 +92,10 @@ def _inspect(
         else:
             wants.append(parameter.name)
     is_async = inspect.iscoroutinefunction(function)
-    result = (None if takes_all else tuple(wants), is_async)
+    # A hook gets exactly the keywords it names; ``**_`` then absorbs nothing. Only a hook that
+    # names none (``**kwargs`` alone) gets them all: passing unused arguments costs a dict per
+    # call, and ``stream_parts`` would keep every chunk of the run alive.
+    result = (None if takes_all and not wants else tuple(wants), is_async)
     _signatures[key] = result
     return result
 
