@@ -18,7 +18,6 @@ from procession._hooks import (
     logger,
 )
 from procession.errors import (
-    APICallError,
     ConfigurationError,
     MessageError,
     ProcessorError,
@@ -298,10 +297,8 @@ class Stages(RunBase):
             raise _Tripwire(tripwire.payload()) from None
         await self.settle()
 
-    async def _api_error(self, error: BaseException, step_number: int) -> NoReturn:
+    async def _api_error(self, error: Exception, step_number: int) -> NoReturn:
         """D14: ask the error lane; a ``{"retry": True}`` re-runs the step."""
-        if not isinstance(error, APICallError | Exception):
-            raise error
         hooks = self._hooks.get("process_api_error", ())
         retry = False
         for bound in hooks:
