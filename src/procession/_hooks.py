@@ -24,6 +24,7 @@ from procession.errors import (
 from procession.messages.message import Message, MessageContent, SystemMessage
 from procession.messages.message_list import MessageList
 from procession.messages.parts import DataPart
+from procession.models._abort import cancel_on_abort
 from procession.models.base import LanguageModel
 from procession.processors._invoke import BoundHook, bind_hook
 from procession.processors.base import LANE_HOOKS, ProcessorViolation
@@ -325,8 +326,10 @@ class RunBase:
         }
 
     async def _call(self, bound: BoundHook, args: dict[str, Any]) -> Any:
+        """Call a (non-stream) hook; the abort signal interrupts it if it hangs."""
         try:
-            return await bound(args)
+            with cancel_on_abort(self.signal):
+                return await bound(args)
         except TripWire as tripwire:
             if tripwire.processor_id is None:
                 tripwire.processor_id = bound.processor_id

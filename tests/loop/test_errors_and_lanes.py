@@ -314,3 +314,19 @@ async def test_a_hook_gets_exactly_the_names_it_declares() -> None:  # D19
     assert seen["rest"] == {}
     assert "stream_parts" in seen["everything"]
     assert "state" in seen["everything"]
+
+
+@pytest.mark.asyncio
+async def test_abort_signal_interrupts_a_hanging_processor() -> None:
+    signal = AbortSignal()
+
+    async def hang(**kw: Any) -> None:
+        await asyncio.sleep(30)
+
+    slow = RecordingProcessor("slow", process_output_step=hang)
+    stream = agent(ScriptedModel([Reply(text=["a"])]), output_processors=[slow]).stream(
+        "x", abort_signal=signal
+    )
+    asyncio.get_running_loop().call_later(0.05, signal.abort)
+    chunks = await asyncio.wait_for(collect(stream), 5)
+    assert chunks[-1].type == "abort"
