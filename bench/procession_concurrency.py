@@ -23,10 +23,9 @@ import asyncio
 from typing import Any
 
 from benchlib import emit, env_int, run_concurrent
-from procession_mastra import BenchModel
-
 from procession import Agent, Chunk, MessageList
 from procession.testing import Reply
+from procession_mastra import BenchModel
 
 RUNS = env_int("C", 2000)
 CHUNKS = env_int("N", 200)

@@ -26,7 +26,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from benchlib import emit, measure_interleaved
-
 from procession import Agent, Chunk, MessageList, tool
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.testing import Reply, ScriptedModel, ToolCallScript
@@ -182,9 +181,7 @@ class StreamProc:
     async def process_output_stream(self, *, part: Chunk, **_: Any) -> Chunk:
         return part
 
-    async def process_output_result(
-        self, *, message_list: MessageList, **_: Any
-    ) -> MessageList:
+    async def process_output_result(self, *, message_list: MessageList, **_: Any) -> MessageList:
         return message_list
 
 

@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from benchlib import emit, env_int, median, peak_rss_mib, rotated_rounds
-
 from procession import Agent, Chunk, tool
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.testing import Reply, ScriptedModel, ToolCallScript
@@ -115,8 +114,9 @@ def runner(hooks: bool) -> tuple[Any, dict[str, Any]]:
             elif c.type == "tool-result":
                 tool_results += 1
         if (model.count - calls0, tool_results, texts) != (K + 1, K, N):
-            raise AssertionError(f"calls/tool results/texts: {model.count - calls0}, "
-                                 f"{tool_results}, {texts}")
+            raise AssertionError(
+                f"calls/tool results/texts: {model.count - calls0}, {tool_results}, {texts}"
+            )
         delta = {k: counters.counts[k] - before[k] for k in before}
         if hooks and (delta["input"], delta["tool"], delta["step"]) != (1, K, K + 1):
             raise AssertionError(f"hook calls {delta}")
