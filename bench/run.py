@@ -703,7 +703,7 @@ def main() -> None:
         "or bench/.oracle)",
     )
     parser.add_argument("--oracle-source", help="oracle folder to copy when --oracle is missing")
-    parser.add_argument("--cap", type=int, default=90, help="seconds per concurrency batch (90)")
+    parser.add_argument("--cap", type=int, default=120, help="seconds per concurrency batch (120)")
     parser.add_argument("--no-setup", action="store_true", help="never create venvs or run npm")
     parser.add_argument("--from-json", help="only print the table of an earlier results file")
     args = parser.parse_args()
