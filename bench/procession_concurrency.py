@@ -14,7 +14,8 @@ The scripted model never suspends, so with ``INTERLEAVE=0`` a run may go from it
 to its last without giving the event loop a turn, and few runs are in flight at once
 (``maxInFlight`` says how many were). ``INTERLEAVE=1`` makes the model yield to the event loop
 before every chunk, like a network stream: all 2,000 runs are then in flight together, which
-is what the memory-per-run figure is meant to measure.
+is what the memory-per-run figure is meant to measure. ``NAMED=1`` uses the same three
+processors declaring only the arguments they use (no ``**_``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ WARM = env_int("WARM", 20)
 CAP = env_int("CAP", 120)
 HOOKS = env_int("HOOKS", 1)
 INTERLEAVE = env_int("INTERLEAVE", 0)
+NAMED = env_int("NAMED", 0)
 
 
 class In:
@@ -56,14 +58,37 @@ class Step:
         return message_list
 
 
+class NamedIn:
+    id = "in"
+
+    async def process_input(self, *, messages: list[Any]) -> list[Any]:
+        return messages
+
+
+class NamedStream:
+    id = "stream"
+
+    async def process_output_stream(self, *, part: Chunk) -> Chunk:
+        return part
+
+
+class NamedStep:
+    id = "step"
+
+    async def process_output_step(self, *, message_list: MessageList) -> MessageList:
+        return message_list
+
+
 async def main() -> None:
     reply = Reply(text=[f"t{i} " for i in range(CHUNKS)])
     agent = Agent(
         id="bench-concurrency",
         instructions="You are a test agent.",
         model=BenchModel(lambda _: reply, interleave=bool(INTERLEAVE)),
-        input_processors=[In()] if HOOKS else None,
-        output_processors=[Stream(), Step()] if HOOKS else None,
+        input_processors=[(NamedIn if NAMED else In)()] if HOOKS else None,
+        output_processors=[(NamedStream if NAMED else Stream)(), (NamedStep if NAMED else Step)()]
+        if HOOKS
+        else None,
     )
 
     async def one_run() -> None:
@@ -80,6 +105,7 @@ async def main() -> None:
             "framework": "procession",
             "hooks": bool(HOOKS),
             "interleave": bool(INTERLEAVE),
+            "namedArguments": bool(NAMED),
             "chunks": CHUNKS,
             **out,
         }

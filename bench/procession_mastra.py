@@ -79,7 +79,20 @@ class PassThrough:
         return part
 
 
-def stream_chunks_runner(n_processors: int) -> Callable[[], Any]:
+class PartOnly:
+    """The same pass-through declaring only ``part``: procession then passes one argument
+    (a hook with ``**_`` receives all ten, and its ``stream_parts`` list keeps every chunk)."""
+
+    def __init__(self, i: int) -> None:
+        self.id = f"part-{i}"
+
+    async def process_output_stream(self, *, part: Chunk) -> Chunk:
+        return part
+
+
+def stream_chunks_runner(
+    n_processors: int, processor: Callable[[int], Any] = PassThrough
+) -> Callable[[], Any]:
     deltas = [f"t{i % 10} " for i in range(CHUNKS)]
     reply = Reply(text=deltas)
     model = BenchModel(lambda _: reply)
@@ -87,7 +100,7 @@ def stream_chunks_runner(n_processors: int) -> Callable[[], Any]:
         id="bench-stream",
         instructions="bench",
         model=model,
-        output_processors=[PassThrough(i) for i in range(n_processors)],
+        output_processors=[processor(i) for i in range(n_processors)],
     )
 
     async def run() -> None:
@@ -246,6 +259,19 @@ async def main() -> None:
             "fixedPipelineUsPerChunk": round(intercept - base, 3),
         },
     }
+
+    # Not in bench.mjs: the same chain with processors declaring only `part`, timed after (a)
+    # in its own interleaved set with its own 0-processor baseline.
+    named_ms = await measure_interleaved([stream_chunks_runner(n, PartOnly) for n in counts], REPS)
+    named: dict[str, dict[str, float]] = {}
+    for n, ms in zip(counts, named_ms, strict=True):
+        named[str(n)] = {"totalMs": round(ms, 1), "usPerChunk": round(ms * 1000 / CHUNKS, 3)}
+    for n in (1, 5, 10):
+        row = named[str(n)]
+        row["overheadUsPerProcessorPerChunk"] = round(
+            (row["usPerChunk"] - named["0"]["usPerChunk"]) / n, 3
+        )
+    results["a2_streamChunks_partOnly"] = {"chunks": CHUNKS, "byProcessorCount": named}
 
     loop: dict[str, Any] = {}
     for mode in ("stream", "generate"):

@@ -321,6 +321,7 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
         for key, env in (
             ("procession", {"HOOKS": "1", "INTERLEAVE": "0"}),
             ("procession_interleaved", {"HOOKS": "1", "INTERLEAVE": "1"}),
+            ("procession_interleaved_named", {"HOOKS": "1", "INTERLEAVE": "1", "NAMED": "1"}),
             ("procession_interleaved_bare", {"HOOKS": "0", "INTERLEAVE": "1"}),
         ):
             conc[key] = safe(
@@ -461,6 +462,19 @@ def table(r: dict[str, Any]) -> str:
                 f"| (a) added per processor per chunk with {n}, µs | {fmt(a, 3)} | {fmt(b, 3)} "
                 f"| {ratio(a, b)} |"
             )
+        for n in ("1", "5", "10"):
+            a = get(p, "a2_streamChunks_partOnly", "byProcessorCount", n, "usPerChunk")
+            o = get(
+                p,
+                "a2_streamChunks_partOnly",
+                "byProcessorCount",
+                n,
+                "overheadUsPerProcessorPerChunk",
+            )
+            lines.append(
+                f"| (a') procession only: {n} processors declaring only `part` (no `**_`), "
+                f"µs/chunk; added per processor {fmt(o, 3)} | {fmt(a, 3)} | - | - |"
+            )
         for key, label in (
             ("marginalUsPerProcessorPerChunk", "marginal µs per processor per chunk (fit 1..10)"),
             ("fixedPipelineUsPerChunk", "fixed µs per chunk for having processors (fit)"),
@@ -515,6 +529,17 @@ def table(r: dict[str, Any]) -> str:
                         "a",
                     )
                 )
+            named = get(p, "a2_streamChunks_partOnly", "byProcessorCount") or {}
+            for n in ("1", "5", "10"):
+                if n in named:
+                    targets.append(
+                        (
+                            f"stream() each of {n} processors declaring only `part` adds, µs/chunk",
+                            named[n]["overheadUsPerProcessorPerChunk"],
+                            TARGETS["stream_us_per_processor_per_chunk"],
+                            "a",
+                        )
+                    )
             for mode in ("stream", "generate"):
                 loop = p["b_toolLoop"][mode]
                 targets.append(
@@ -602,6 +627,10 @@ def table(r: dict[str, Any]) -> str:
         for key, label in (
             ("procession", "procession (scripted model never yields)"),
             ("procession_interleaved", "procession (model yields to the loop per chunk)"),
+            (
+                "procession_interleaved_named",
+                "procession (yields per chunk), processors without **_",
+            ),
             ("procession_interleaved_bare", "procession (yields per chunk), no processors"),
             ("mastra", "Mastra"),
             ("langchain", "LangChain v1"),
@@ -624,10 +653,13 @@ def table(r: dict[str, Any]) -> str:
                 f"| {fmt(row.get('firstFinishedSeconds'), 2)}/"
                 f"{fmt(row.get('lastFinishedSeconds'), 2)} |"
             )
-        for key in ("procession", "procession_interleaved"):
+        for key, suffix in (
+            ("procession", ""),
+            ("procession_interleaved", " (yields per chunk)"),
+            ("procession_interleaved_named", " (yields per chunk, processors without **_)"),
+        ):
             row = c.get(key)
             if row and "error" not in row:
-                suffix = " (yields per chunk)" if key.endswith("interleaved") else ""
                 targets.append(
                     (
                         f"2,000 concurrent streams, wall s{suffix}",
