@@ -5,6 +5,9 @@ Scenarios (the same shapes as ``procession_mastra.py`` / ``procession_concurrenc
 * ``stream10`` — ``stream()`` of 20,000 text deltas through 10 pass-through
   ``process_output_stream(self, *, part, **_)`` processors, repeated for ``--seconds``;
 * ``stream10-part`` — the same with processors declaring only ``part`` (no ``**_``);
+* ``stream10-sync`` — the same with plain ``def`` processors declaring only ``part``;
+* ``call-shape`` — a micro-benchmark of one hook call the way ``RunBase._stream_call`` makes
+  it (through a helper coroutine) against the same call inlined in the caller's loop;
 * ``concurrency`` — 2,000 concurrent 200-chunk streams with 3 processors, the model yielding to
   the event loop before every chunk (as ``INTERLEAVE=1``).
 
@@ -24,6 +27,7 @@ import argparse
 import asyncio
 import collections
 import importlib
+import inspect
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -39,6 +43,14 @@ class PartOnly:
         self.id = f"part-{i}"
 
     async def process_output_stream(self, *, part: Chunk) -> Chunk:
+        return part
+
+
+class PartOnlySync:
+    def __init__(self, i: int) -> None:
+        self.id = f"sync-{i}"
+
+    def process_output_stream(self, *, part: Chunk) -> Chunk:
         return part
 
 
@@ -99,9 +111,60 @@ def concurrency_runner() -> Callable[[], Awaitable[None]]:
     return run
 
 
+async def _hook(*, part: Any) -> Any:
+    return part
+
+
+class _Hook:
+    function = staticmethod(_hook)
+    is_async = True
+
+    def __init__(self) -> None:
+        self.kw: dict[str, Any] = {"part": None}
+
+
+async def _via_helper(hook: _Hook, chunk: Any) -> Any:
+    kw = hook.kw
+    kw["part"] = chunk
+    try:
+        result = hook.function(**kw)
+        if hook.is_async or inspect.isawaitable(result):
+            result = await result
+    except Exception:
+        raise
+    return result
+
+
+def call_shape_runner() -> Callable[[], Awaitable[None]]:
+    async def run() -> None:
+        hook, n = _Hook(), 1_000_000
+        chunk: Any = object()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            chunk = await _via_helper(hook, chunk)
+        helper = (time.perf_counter() - t0) / n * 1e6
+        t0 = time.perf_counter()
+        for _ in range(n):
+            kw = hook.kw
+            kw["part"] = chunk
+            try:
+                result = hook.function(**kw)
+                if hook.is_async or inspect.isawaitable(result):
+                    result = await result
+            except Exception:
+                raise
+            chunk = result
+        inlined = (time.perf_counter() - t0) / n * 1e6
+        print(f"one hook call: {helper:.3f} µs via a helper coroutine, {inlined:.3f} µs inlined")
+
+    return run
+
+
 SCENARIOS: dict[str, Callable[[], Callable[[], Awaitable[None]]]] = {
     "stream10": lambda: stream_runner(PassThrough),
     "stream10-part": lambda: stream_runner(PartOnly),
+    "stream10-sync": lambda: stream_runner(PartOnlySync),
+    "call-shape": call_shape_runner,
     "concurrency": concurrency_runner,
 }
 
@@ -161,7 +224,8 @@ def main() -> None:
         print(profiler.output_text(unicode=True, color=False, show_all=False))
     else:
         count = asyncio.run(repeat(run, args.seconds))
-    print(f"{args.scenario}: {count} timed repetitions in {args.seconds} s")
+    per = args.seconds / count * 1000 if count else float("nan")
+    print(f"{args.scenario}: {count} timed repetitions in {args.seconds} s ({per:.1f} ms each)")
 
 
 if __name__ == "__main__":
