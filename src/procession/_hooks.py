@@ -415,7 +415,7 @@ class RunBase:
             hook.parts.append(chunk)
         try:
             result = hook.call(chunk)
-            if hook.is_async or inspect.isawaitable(result):
+            if hook.is_async or (type(result) is not Chunk and inspect.isawaitable(result)):
                 result = await result
         except Exception as error:
             await self._stream_failed(hook, error)

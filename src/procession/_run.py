@@ -154,8 +154,10 @@ class Run(ToolStage):
                                     hook.parts.append(current)  # type: ignore[arg-type]
                                 try:
                                     out = hook.call(current)  # type: ignore[arg-type]
-                                    if hook.is_async or isawaitable(out):
+                                    if hook.is_async:
                                         out = await out
+                                    elif type(out) is not Chunk and isawaitable(out):
+                                        out = await out  # a def hook returning a coroutine
                                 except Exception as error:
                                     await self._stream_failed(hook, error)
                                 if out is None:

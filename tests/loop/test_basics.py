@@ -297,3 +297,19 @@ async def test_text_part_edits_are_live() -> None:  # D24
     model = ScriptedModel([Reply(text=["ok"])])
     await agent(model, input_processors=[Shout()]).generate("quiet please")
     assert model.calls[0].prompt[1]["content"][0]["text"] == "QUIET PLEASE"
+
+
+@pytest.mark.asyncio
+async def test_interleaved_scripted_streams_overlap() -> None:
+    import asyncio
+
+    order: list[str] = []
+
+    async def run(name: str) -> None:
+        model = ScriptedModel([Reply(text=["a", "b", "c"])], interleave=True)
+        async for chunk in agent(model).stream(name):
+            if chunk.type == "text-delta":
+                order.append(name)
+
+    await asyncio.gather(run("x"), run("y"))
+    assert order[:2] == ["x", "y"]  # neither run finished before the other started streaming

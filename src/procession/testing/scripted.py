@@ -86,7 +86,9 @@ class ScriptedModel:
 
     Strict by default: a call past the end of the script raises
     :class:`ScriptExhaustedError`, failing the test. With ``repeat_last=True`` the last reply
-    repeats (the oracle's mode). ``calls`` records the options of every call.
+    repeats (the oracle's mode). With ``interleave=True`` the stream gives the event loop a
+    turn before every chunk, as a network stream does, so concurrent runs really overlap.
+    ``calls`` records the options of every call.
     """
 
     specification_version = "v2"
@@ -99,11 +101,13 @@ class ScriptedModel:
         provider: str = "scripted",
         model_id: str = "scripted-model",
         repeat_last: bool = False,
+        interleave: bool = False,
     ) -> None:
         self.provider = provider
         self.model_id = model_id
         self.replies = [self._coerce(r) for r in replies]
         self.repeat_last = repeat_last
+        self.interleave = interleave
         self.calls: list[ModelCallOptions] = []
 
     @staticmethod
@@ -157,7 +161,7 @@ class ScriptedModel:
             tid = f"txt-{index}"
             yield Chunk("text-start", {"id": tid})
             for text in reply.text:
-                if delay:
+                if delay or self.interleave:
                     await asyncio.sleep(delay)
                 if signal is not None and signal.aborted:
                     return
