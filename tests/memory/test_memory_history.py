@@ -431,3 +431,21 @@ def test_partial_calls_and_working_memory_calls_are_not_stored() -> None:
     kept = stored_messages[1].content.parts
     assert [type(p).__name__ for p in kept] == ["TextPart", "ToolInvocationPart"]
     assert len(answer.content.parts) == 5  # the live message is untouched
+
+
+@pytest.mark.asyncio
+async def test_the_default_storage_is_a_sqlite_file_named_by_the_environment(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROCESSION_DB", str(tmp_path / "chat.db"))
+    async with Memory() as memory:
+        assert isinstance(memory.storage, SQLiteStorage)
+        agent = Agent(id="a", model=ScriptedModel(["a"]), memory=memory)
+        await agent.generate("q", thread_id="t", resource_id="r")
+        assert [t.id for t in await memory.list_threads("r")] == ["t"]
+        assert [m.text for m in await memory.list_messages("t", resource_id="r")] == ["q", "a"]
+        assert await memory.delete_thread("t", resource_id="r")
+        assert await memory.get_thread("t", resource_id="r") is None
+    assert (tmp_path / "chat.db").is_file()
+    with pytest.raises(ConfigurationError, match="storage must implement Storage"):
+        Memory(object())  # type: ignore[arg-type]
