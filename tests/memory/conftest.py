@@ -10,12 +10,15 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import asyncpg
 import pytest
+import pytest_asyncio
 
+from procession.errors import ConfigurationError
+from procession.memory.embedding import MiniLMEmbedder
 from procession.memory.postgres import PostgresStorage
 from procession.memory.sqlite import SQLiteStorage
 from procession.memory.storage import Storage
@@ -97,3 +100,35 @@ def storage_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StorageFa
     dsn: str = request.getfixturevalue("postgres_dsn")
     schema: str = request.getfixturevalue("postgres_schema")
     return lambda: PostgresStorage(dsn, schema=schema, max_size=20)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StorageFactory:
+    """Makes a storage of each persistent backend: a SQLite file, PostgreSQL."""
+    if request.param == "sqlite":
+        path = tmp_path / "memory.db"
+        return lambda: SQLiteStorage(path)
+    dsn: str = request.getfixturevalue("postgres_dsn")
+    schema: str = request.getfixturevalue("postgres_schema")
+    return lambda: PostgresStorage(dsn, schema=schema)
+
+
+@pytest_asyncio.fixture
+async def backend(backend_factory: StorageFactory) -> AsyncIterator[Storage]:
+    """An open storage of each persistent backend, closed after the test."""
+    storage = backend_factory()
+    yield storage
+    await storage.close()
+
+
+@pytest.fixture(scope="session")
+def minilm() -> MiniLMEmbedder:
+    """The numpy MiniLM embedder (skipped locally without its packages; fails in CI)."""
+    try:
+        embedder = MiniLMEmbedder()
+    except ConfigurationError as error:
+        if os.environ.get("CI"):
+            pytest.fail(str(error))
+        pytest.skip(str(error))
+    embedder.load()
+    return embedder

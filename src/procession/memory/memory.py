@@ -1,0 +1,266 @@
+"""``Memory``: conversation history, working memory and semantic recall for an agent.
+
+::
+
+    memory = Memory(SQLiteStorage("chat.db"), last_messages=20, working_memory=True)
+    agent = Agent(id="assistant", model=..., memory=memory)
+    await agent.generate("Hi, I'm Ada", thread_id="t-1", resource_id="user-42")
+
+Every call of an agent with memory names its thread and resource; a missing one is a
+``ConfigurationError`` (as a checkpointer without a thread id is elsewhere): running without
+memory by accident would silently forget the conversation. A thread is created the first time
+a run stores into it. A completed run is stored once, after every ``process_output_result``
+(D13); a tripwire or an error stores nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from procession.context import RequestContext
+from procession.errors import ConfigurationError
+from procession.memory.base import CompletedRun
+from procession.memory.config import SemanticRecallConfig, WorkingMemoryConfig
+from procession.memory.embedding import Embedder, default_embedder
+from procession.memory.processors import (
+    PENDING,
+    STAGED,
+    MessageHistory,
+    SemanticRecall,
+    WorkingMemory,
+    messages_to_store,
+    require_ids,
+    surviving_update,
+)
+from procession.memory.storage import Storage, Thread, VectorItem
+from procession.messages.message import Message
+
+__all__ = ["DEFAULT_DB", "Memory"]
+
+DEFAULT_DB = "procession.db"
+"""The SQLite file ``Memory()`` uses without a storage (``$PROCESSION_DB`` overrides it)."""
+
+
+class Memory:
+    """An agent's memory: pass it as ``Agent(memory=...)``.
+
+    Args:
+        storage: Where threads, messages, working memory and vectors live (default: a SQLite
+            file, ``$PROCESSION_DB`` or ``./procession.db``, owned and closed by this memory).
+        last_messages: How many recent messages of the thread join each prompt (0: none; the
+            run is still stored).
+        working_memory: ``True`` or a :class:`WorkingMemoryConfig` to keep working memory.
+        semantic_recall: ``True`` or a :class:`SemanticRecallConfig` to recall similar
+            messages (needs an embedder: by default the offline MiniLM one).
+        read_only: Read history, working memory and recall, but store nothing and offer no
+            ``update_working_memory`` tool.
+    """
+
+    def __init__(
+        self,
+        storage: Storage | None = None,
+        *,
+        last_messages: int = 10,
+        working_memory: bool | WorkingMemoryConfig = False,
+        semantic_recall: bool | SemanticRecallConfig = False,
+        read_only: bool = False,
+    ) -> None:
+        self._owns_storage = storage is None
+        if storage is None:
+            from procession.memory.sqlite import SQLiteStorage
+
+            path = os.environ.get("PROCESSION_DB") or DEFAULT_DB
+            storage = SQLiteStorage(os.path.abspath(path))
+        elif not isinstance(storage, Storage):
+            raise ConfigurationError(f"Memory: storage must implement Storage (got {storage!r})")
+        self.storage: Storage = storage
+        self.read_only = read_only
+        self.working_memory_config = _working(working_memory)
+        self.semantic_recall_config = _recall(semantic_recall)
+        self.embedder: Embedder | None = None
+        self.history = MessageHistory(storage, last_messages=last_messages)
+        self.working = (
+            WorkingMemory(storage, self.working_memory_config, read_only=read_only)
+            if working_memory
+            else None
+        )
+        self.recall: SemanticRecall | None = None
+        if semantic_recall:
+            config = self.semantic_recall_config
+            self.embedder = config.embedder if config.embedder is not None else default_embedder()
+            self.recall = SemanticRecall(storage, config, self.embedder)
+
+    def __repr__(self) -> str:
+        return f"Memory({self.storage!r}, last_messages={self.history.last_messages})"
+
+    # -- the AgentMemory seam --------------------------------------------------------------
+
+    def input_processors(self, request_context: RequestContext) -> list[Any]:
+        """Working memory, message history, semantic recall (Mastra's order).
+
+        Raises ``ConfigurationError`` when the call named no thread or no resource.
+        """
+        require_ids(request_context)
+        processors: list[Any] = [self.working, self.history, self.recall]
+        return [p for p in processors if p is not None]
+
+    def output_processors(self, request_context: RequestContext) -> list[Any]:
+        """Semantic recall, then message history: last in the output lane (none if read-only)."""
+        if self.read_only:
+            return []
+        return [p for p in (self.recall, self.history) if p is not None]
+
+    async def commit(self, run: CompletedRun) -> None:
+        """Store a completed run (D13): its messages in one ``save_turn`` transaction, then the
+        working-memory update whose tool call survived, then the new messages' vectors.
+
+        Messages are stored only when this memory's ``message-history`` output hook ran (a
+        processor with that id in the agent's own lane replaces it, storage included).
+        Embeddings are computed before anything is written, so a failing embedder stores
+        nothing.
+        """
+        if self.read_only:
+            return
+        thread_id, resource_id = require_ids(run.request_context)
+        states = run.states
+        message_list = run.message_list
+        messages: list[Message] = []
+        if states.get(self.history.id, {}).get(STAGED) is self.history:
+            messages = messages_to_store(message_list)
+        update = None
+        if self.working is not None:
+            update = surviving_update(
+                message_list, states.get(self.working.id, {}).get(PENDING, ())
+            )
+        vectors: list[VectorItem] = []
+        recall = self.recall
+        if recall is not None and messages and states.get(recall.id, {}).get(STAGED) is recall:
+            vectors = await self._vectors(messages, thread_id, resource_id)
+        if messages:
+            await self.storage.save_turn(thread_id, resource_id, messages)
+        if update is not None and self.working is not None:
+            await self.storage.set_working_memory(
+                update, resource_id=resource_id, thread_id=self.working.target(thread_id)
+            )
+        if vectors:
+            await self.storage.upsert_vectors(vectors)
+
+    async def _vectors(
+        self, messages: Sequence[Message], thread_id: str, resource_id: str
+    ) -> list[VectorItem]:
+        texts = [(m.id, m.text) for m in messages if m.role in ("user", "assistant")]
+        texts = [(mid, text) for mid, text in texts if text.strip()]
+        if not texts:
+            return []
+        assert self.embedder is not None
+        embedded = await self.embedder.embed([text for _, text in texts])
+        return [
+            (mid, thread_id, resource_id, vector)
+            for (mid, _), vector in zip(texts, embedded, strict=True)
+        ]
+
+    # -- helpers over storage --------------------------------------------------------------
+
+    async def create_thread(
+        self,
+        *,
+        resource_id: str,
+        thread_id: str | None = None,
+        title: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        """Create a thread ahead of its first run (runs create theirs when needed)."""
+        return await self.storage.create_thread(
+            resource_id=resource_id, thread_id=thread_id, title=title, metadata=metadata
+        )
+
+    async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
+        """The thread, or ``None``; another resource's thread raises ``ThreadOwnershipError``."""
+        return await self.storage.get_thread(thread_id, resource_id=resource_id)
+
+    async def list_threads(
+        self, resource_id: str, *, limit: int | None = None, offset: int = 0
+    ) -> list[Thread]:
+        """The resource's threads, most recently updated first."""
+        return await self.storage.list_threads(resource_id, limit=limit, offset=offset)
+
+    async def list_messages(
+        self, thread_id: str, *, resource_id: str, last: int | None = None
+    ) -> list[Message]:
+        """A thread's stored messages, oldest first (the newest ``last`` when given)."""
+        return await self.storage.list_messages(thread_id, resource_id=resource_id, last=last)
+
+    async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
+        """Delete a thread with its messages and vectors; ``False`` when there was none."""
+        return await self.storage.delete_thread(thread_id, resource_id=resource_id)
+
+    def _working_thread(self, thread_id: str | None) -> str | None:
+        if self.working_memory_config.scope == "resource":
+            return None
+        if thread_id is None:
+            raise ConfigurationError("working memory is thread-scoped here: pass thread_id=")
+        return thread_id
+
+    async def get_working_memory(
+        self, *, resource_id: str, thread_id: str | None = None
+    ) -> str | None:
+        """The working memory (Markdown, or JSON text in schema mode) of the configured scope:
+        the resource's, or with a thread scope the thread's (``thread_id`` required)."""
+        return await self.storage.get_working_memory(
+            resource_id=resource_id, thread_id=self._working_thread(thread_id)
+        )
+
+    async def set_working_memory(
+        self, value: Any, *, resource_id: str, thread_id: str | None = None
+    ) -> None:
+        """Replace the working memory: Markdown text, or in schema mode a dict, JSON text or
+        model instance (validated; an invalid one raises ``ConfigurationError``)."""
+        target = self._working_thread(thread_id)
+        fmt = (
+            self.working.format
+            if self.working is not None
+            else WorkingMemory(self.storage, self.working_memory_config).format
+        )
+        text = None if value is None else fmt.encode(value)
+        await self.storage.set_working_memory(text, resource_id=resource_id, thread_id=target)
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """Close the storage if this memory created it (a storage passed in is the caller's)."""
+        if self._owns_storage:
+            await self.storage.close()
+
+    async def __aenter__(self) -> Memory:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _working(value: bool | WorkingMemoryConfig) -> WorkingMemoryConfig:
+    if isinstance(value, WorkingMemoryConfig):
+        return value
+    if isinstance(value, bool):
+        return WorkingMemoryConfig()
+    raise ConfigurationError(
+        f"Memory: working_memory must be a bool or a WorkingMemoryConfig (got {value!r})"
+    )
+
+
+def _recall(value: bool | SemanticRecallConfig) -> SemanticRecallConfig:
+    if isinstance(value, SemanticRecallConfig):
+        return value
+    if isinstance(value, bool):
+        return SemanticRecallConfig()
+    raise ConfigurationError(
+        f"Memory: semantic_recall must be a bool or a SemanticRecallConfig (got {value!r})"
+    )
