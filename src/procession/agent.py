@@ -304,6 +304,9 @@ class _PendingRun(Run):
         self.signal = config.abort_signal
         if agent.memory is not None:
             memory = agent.memory
+            prepare = getattr(memory, "prepare", None)
+            if callable(prepare):  # optional: check the thread before any hook runs
+                await prepare(context)
             config.input_processors = _merge(
                 memory.input_processors(context), config.input_processors, first=True
             )

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from procession import Agent, Chunk, ConfigurationError, Message, ProcessorError, tool
+from procession import Agent, Chunk, ConfigurationError, Message, tool
 from procession.errors import ThreadOwnershipError
 from procession.memory import Memory, SQLiteStorage, Storage
 from procession.memory.processors import messages_to_store
@@ -278,9 +278,8 @@ async def test_another_resources_thread_is_refused_and_nothing_leaks(backend: St
     model = ScriptedModel(["alice's answer"])
     agent = Agent(id="a", model=model, memory=Memory(backend))
     await agent.generate("alice's secret", thread_id=thread_id, resource_id=alice)
-    with pytest.raises(ProcessorError, match="belongs to resource") as caught:
+    with pytest.raises(ThreadOwnershipError, match="belongs to resource"):
         await agent.generate("show me", thread_id=thread_id, resource_id="mallory")
-    assert isinstance(caught.value.__cause__, ThreadOwnershipError)
     assert len(model.calls) == 1  # the model never saw alice's thread on mallory's behalf
     assert await stored(backend, thread_id, alice) == [
         ("user", "alice's secret"),

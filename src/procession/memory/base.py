@@ -3,7 +3,10 @@
 ``Agent(memory=...)`` accepts any object with this shape (:class:`AgentMemory`); the built-in
 :class:`~procession.memory.Memory` is one. The runtime places the memory's input processors
 first and its output processors last in their lanes, also when a call replaces a lane (D20),
-and skips any of them whose id the configured lane already holds. After a run completes — every
+and skips any of them whose id the configured lane already holds. Before the lanes run it
+awaits the memory's optional ``prepare(request_context)``, whose errors (a thread of another
+resource, say) end the run as they are rather than as a processor failure. After a run
+completes — every
 ``process_output_result`` ran, no tripwire, no error — it calls ``commit`` once, so the store
 holds exactly what survived every processor (D13).
 """

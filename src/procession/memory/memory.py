@@ -35,7 +35,7 @@ from procession.memory.processors import (
     require_ids,
     surviving_update,
 )
-from procession.memory.storage import Storage, Thread, VectorItem
+from procession.memory.storage import Storage, Thread, VectorItem, WorkingMemoryUpdate
 from procession.messages.message import Message
 
 __all__ = ["DEFAULT_DB", "Memory"]
@@ -98,6 +98,12 @@ class Memory:
 
     # -- the AgentMemory seam --------------------------------------------------------------
 
+    async def prepare(self, request_context: RequestContext) -> None:
+        """Check the call before any hook runs: it names a thread and a resource, and the
+        thread (if it exists) belongs to that resource. Errors end the run as they are."""
+        thread_id, resource_id = require_ids(request_context)
+        await self.storage.get_thread(thread_id, resource_id=resource_id)  # raises if foreign
+
     def input_processors(self, request_context: RequestContext) -> list[Any]:
         """Working memory, message history, semantic recall (Mastra's order).
 
@@ -114,8 +120,8 @@ class Memory:
         return [p for p in (self.recall, self.history) if p is not None]
 
     async def commit(self, run: CompletedRun) -> None:
-        """Store a completed run (D13): its messages in one ``save_turn`` transaction, then the
-        working-memory update whose tool call survived, then the new messages' vectors.
+        """Store a completed run in one ``save_turn`` transaction (D13): its messages, the
+        working-memory update whose tool call survived, and the new messages' vectors.
 
         Messages are stored only when this memory's ``message-history`` output hook ran (a
         processor with that id in the agent's own lane replaces it, storage included).
@@ -139,14 +145,15 @@ class Memory:
         recall = self.recall
         if recall is not None and messages and states.get(recall.id, {}).get(STAGED) is recall:
             vectors = await self._vectors(messages, thread_id, resource_id)
-        if messages:
-            await self.storage.save_turn(thread_id, resource_id, messages)
-        if update is not None and self.working is not None:
-            await self.storage.set_working_memory(
-                update, resource_id=resource_id, thread_id=self.working.target(thread_id)
+        working = (
+            WorkingMemoryUpdate(update, self.working.target(thread_id))
+            if update is not None and self.working is not None
+            else None
+        )
+        if messages or working is not None:  # D13: one transaction for the whole run
+            await self.storage.save_turn(
+                thread_id, resource_id, messages, working_memory=working, vectors=vectors
             )
-        if vectors:
-            await self.storage.upsert_vectors(vectors)
 
     async def _vectors(
         self, messages: Sequence[Message], thread_id: str, resource_id: str

@@ -24,7 +24,7 @@ import asyncpg
 
 from procession.errors import StorageError, ThreadOwnershipError
 from procession.memory import _records as rec
-from procession.memory.storage import Resource, Thread, VectorHit, VectorItem
+from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
 
@@ -261,13 +261,22 @@ class PostgresStorage:
     # -- messages --------------------------------------------------------------------------
 
     async def save_turn(
-        self, thread_id: str, resource_id: str, messages: Sequence[Message]
+        self,
+        thread_id: str,
+        resource_id: str,
+        messages: Sequence[Message],
+        *,
+        working_memory: WorkingMemoryUpdate | None = None,
+        vectors: Sequence[VectorItem] = (),
     ) -> None:
-        """Persist one run's messages in one transaction; see :meth:`Storage.save_turn`."""
+        """Persist one run in one transaction; see :meth:`Storage.save_turn`."""
         rec.check_id(thread_id, "thread_id")
         rec.check_id(resource_id, "resource_id")
         encoded = [rec.encode_message(m) for m in rec.dedupe(messages)]
         columns = [list(column) for column in zip(*encoded, strict=True)] or [[]] * 5
+        if working_memory is not None:
+            _check_working_memory(working_memory.text)
+        vector_rows = _vector_rows(vectors)
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             # The upsert locks the thread row: turns on one thread queue up here.
@@ -276,6 +285,11 @@ class PostgresStorage:
             saved = await conn.fetch(_UPSERT_MESSAGES, *columns, thread_id, resource_id)
             if len(saved) != len(encoded):
                 await _raise_foreign_message(conn, columns[0], resource_id)
+            if working_memory is not None:
+                await _write_working_memory(
+                    conn, working_memory.text, resource_id, working_memory.thread_id
+                )
+            await _write_vectors(conn, vector_rows)
 
     async def list_messages(
         self,
@@ -376,26 +390,10 @@ class PostgresStorage:
     ) -> None:
         """Replace the working memory of a thread (created if missing) or of the resource."""
         rec.check_id(resource_id, "resource_id")
-        if text is not None and not isinstance(text, str):
-            raise StorageError(f"working memory must be a string (got {type(text).__name__})")
+        _check_working_memory(text)
         pool = await self._get_pool()
-        if thread_id is None:
-            await pool.execute(
-                "INSERT INTO resources (id, working_memory, updated_at) VALUES ($1, $2, $3)"
-                " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
-                " updated_at = excluded.updated_at",
-                resource_id,
-                text,
-                rec.now(),
-            )
-            return
-        rec.check_id(thread_id, "thread_id")
         async with pool.acquire() as conn, conn.transaction():
-            owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
-            _check_owner(thread_id, resource_id, owner)
-            await conn.execute(
-                "UPDATE threads SET working_memory = $2 WHERE id = $1", thread_id, text
-            )
+            await _write_working_memory(conn, text, resource_id, thread_id)
 
     async def get_resource(self, resource_id: str) -> Resource | None:
         """The resource record, or ``None``."""
@@ -426,27 +424,12 @@ class PostgresStorage:
 
     async def upsert_vectors(self, items: Sequence[VectorItem]) -> None:
         """Store message embeddings as float32 ``bytea``."""
-        rows = [
-            (
-                rec.check_id(mid, "message id"),
-                rec.check_id(tid, "thread_id"),
-                rec.check_id(rid, "resource_id"),
-                to_blob(vector),
-            )
-            for mid, tid, rid, vector in items
-        ]
+        rows = _vector_rows(items)
         if not rows:
             return
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
-            await _refuse_foreign_vectors(conn, rows)
-            await conn.executemany(
-                "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
-                " VALUES ($1, $2, $3, $4) ON CONFLICT (message_id) DO UPDATE SET"
-                " thread_id = excluded.thread_id, vector = excluded.vector"
-                " WHERE vectors.resource_id = excluded.resource_id",
-                rows,
-            )
+            await _write_vectors(conn, rows)
 
     async def query_vectors(
         self,
@@ -560,3 +543,55 @@ def _thread(row: Any) -> Thread:
 def _resource(resource_id: str, working_memory: str | None, metadata: str | None) -> Resource:
     meta = rec.decode_metadata(metadata, resource_id=resource_id)
     return Resource(id=resource_id, working_memory=working_memory, metadata=meta)
+
+
+def _check_working_memory(text: object) -> None:
+    if text is not None and not isinstance(text, str):
+        raise StorageError(f"working memory must be a string (got {type(text).__name__})")
+
+
+async def _write_working_memory(
+    conn: Any, text: str | None, resource_id: str, thread_id: str | None
+) -> None:
+    if thread_id is None:
+        await conn.execute(
+            "INSERT INTO resources (id, working_memory, updated_at) VALUES ($1, $2, $3)"
+            " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
+            " updated_at = excluded.updated_at",
+            resource_id,
+            text,
+            rec.now(),
+        )
+        return
+    rec.check_id(thread_id, "thread_id")
+    owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
+    _check_owner(thread_id, resource_id, owner)
+    await conn.execute("UPDATE threads SET working_memory = $2 WHERE id = $1", thread_id, text)
+
+
+_VectorRow = tuple[str, str, str, bytes]
+
+
+def _vector_rows(items: Sequence[VectorItem]) -> list[_VectorRow]:
+    return [
+        (
+            rec.check_id(mid, "message id"),
+            rec.check_id(tid, "thread_id"),
+            rec.check_id(rid, "resource_id"),
+            to_blob(vector),
+        )
+        for mid, tid, rid, vector in items
+    ]
+
+
+async def _write_vectors(conn: Any, rows: list[_VectorRow]) -> None:
+    if not rows:
+        return
+    await _refuse_foreign_vectors(conn, rows)
+    await conn.executemany(
+        "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
+        " VALUES ($1, $2, $3, $4) ON CONFLICT (message_id) DO UPDATE SET"
+        " thread_id = excluded.thread_id, vector = excluded.vector"
+        " WHERE vectors.resource_id = excluded.resource_id",
+        rows,
+    )

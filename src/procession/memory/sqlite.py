@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from procession.errors import StorageError, ThreadOwnershipError
 from procession.memory import _records as rec
-from procession.memory.storage import Resource, Thread, VectorHit, VectorItem
+from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
 
@@ -256,21 +256,35 @@ class SQLiteStorage:
     # -- messages --------------------------------------------------------------------------
 
     async def save_turn(
-        self, thread_id: str, resource_id: str, messages: Sequence[Message]
+        self,
+        thread_id: str,
+        resource_id: str,
+        messages: Sequence[Message],
+        *,
+        working_memory: WorkingMemoryUpdate | None = None,
+        vectors: Sequence[VectorItem] = (),
     ) -> None:
-        """Persist one run's messages in one transaction; see :meth:`Storage.save_turn`."""
+        """Persist one run in one transaction; see :meth:`Storage.save_turn`."""
         rec.check_id(thread_id, "thread_id")
         rec.check_id(resource_id, "resource_id")
         rows = [
             (mid, thread_id, resource_id, role, kind, rec.to_micros(created), body)
             for mid, role, kind, created, body in map(rec.encode_message, rec.dedupe(messages))
         ]
+        if working_memory is not None:
+            _check_working_memory(working_memory.text)
+        vector_rows = _vector_rows(vectors)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> None:
             _ensure_thread(conn, thread_id, resource_id, stamp)
             _refuse_foreign_messages(conn, [r[0] for r in rows], resource_id)
             conn.executemany(_UPSERT_MESSAGE, rows)
+            if working_memory is not None:
+                _write_working_memory(
+                    conn, working_memory.text, resource_id, working_memory.thread_id, stamp
+                )
+            _write_vectors(conn, vector_rows)
 
         await self._write(work)
 
@@ -380,23 +394,11 @@ class SQLiteStorage:
     ) -> None:
         """Replace the working memory of a thread (created if missing) or of the resource."""
         rec.check_id(resource_id, "resource_id")
-        if text is not None and not isinstance(text, str):
-            raise StorageError(f"working memory must be a string (got {type(text).__name__})")
+        _check_working_memory(text)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> None:
-            if thread_id is not None:
-                _ensure_thread(conn, thread_id, resource_id, stamp)
-                conn.execute(
-                    "UPDATE threads SET working_memory = ? WHERE id = ?", (text, thread_id)
-                )
-                return
-            conn.execute(
-                "INSERT INTO resources (id, working_memory, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
-                " updated_at = excluded.updated_at",
-                (resource_id, text, stamp),
-            )
+            _write_working_memory(conn, text, resource_id, thread_id, stamp)
 
         await self._write(work)
 
@@ -440,32 +442,10 @@ class SQLiteStorage:
 
     async def upsert_vectors(self, items: Sequence[VectorItem]) -> None:
         """Store message embeddings as float32 blobs."""
-        rows = [
-            (
-                rec.check_id(mid, "message id"),
-                rec.check_id(tid, "thread_id"),
-                rec.check_id(rid, "resource_id"),
-                to_blob(vector),
-            )
-            for mid, tid, rid, vector in items
-        ]
+        rows = _vector_rows(items)
 
         def work(conn: sqlite3.Connection) -> None:
-            for mid, tid, rid, _ in rows:
-                owner = _owner(conn, tid)
-                if owner is not None and owner != rid:
-                    raise ThreadOwnershipError(tid, rid, owner)
-                row = conn.execute(
-                    "SELECT resource_id FROM vectors WHERE message_id = ?", (mid,)
-                ).fetchone()
-                if row is not None and row[0] != rid:
-                    raise ThreadOwnershipError(mid, rid, row[0], kind="message")
-            conn.executemany(
-                "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
-                " VALUES (?, ?, ?, ?) ON CONFLICT (message_id) DO UPDATE SET"
-                " thread_id = excluded.thread_id, vector = excluded.vector",
-                rows,
-            )
+            _write_vectors(conn, rows)
 
         await self._write(work)
 
@@ -602,3 +582,60 @@ def _resource(resource_id: str, working_memory: str | None, metadata: str | None
 
 def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def _check_working_memory(text: object) -> None:
+    if text is not None and not isinstance(text, str):
+        raise StorageError(f"working memory must be a string (got {type(text).__name__})")
+
+
+def _write_working_memory(
+    conn: sqlite3.Connection,
+    text: str | None,
+    resource_id: str,
+    thread_id: str | None,
+    stamp: int,
+) -> None:
+    if thread_id is not None:
+        _ensure_thread(conn, thread_id, resource_id, stamp)
+        conn.execute("UPDATE threads SET working_memory = ? WHERE id = ?", (text, thread_id))
+        return
+    conn.execute(
+        "INSERT INTO resources (id, working_memory, updated_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
+        " updated_at = excluded.updated_at",
+        (resource_id, text, stamp),
+    )
+
+
+_VectorRow = tuple[str, str, str, bytes]
+
+
+def _vector_rows(items: Sequence[VectorItem]) -> list[_VectorRow]:
+    return [
+        (
+            rec.check_id(mid, "message id"),
+            rec.check_id(tid, "thread_id"),
+            rec.check_id(rid, "resource_id"),
+            to_blob(vector),
+        )
+        for mid, tid, rid, vector in items
+    ]
+
+
+def _write_vectors(conn: sqlite3.Connection, rows: list[_VectorRow]) -> None:
+    for mid, tid, rid, _ in rows:
+        owner = _owner(conn, tid)
+        if owner is not None and owner != rid:
+            raise ThreadOwnershipError(tid, rid, owner)
+        row = conn.execute(
+            "SELECT resource_id FROM vectors WHERE message_id = ?", (mid,)
+        ).fetchone()
+        if row is not None and row[0] != rid:
+            raise ThreadOwnershipError(mid, rid, row[0], kind="message")
+    conn.executemany(
+        "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (message_id) DO UPDATE SET"
+        " thread_id = excluded.thread_id, vector = excluded.vector",
+        rows,
+    )

@@ -24,6 +24,7 @@ __all__ = [
     "Thread",
     "VectorHit",
     "VectorItem",
+    "WorkingMemoryUpdate",
 ]
 
 VectorItem: TypeAlias = tuple[str, str, str, Sequence[float]]
@@ -36,6 +37,15 @@ class VectorHit(NamedTuple):
     message_id: str
     thread_id: str
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class WorkingMemoryUpdate:
+    """A working-memory write that :meth:`Storage.save_turn` makes with the turn."""
+
+    text: str | None
+    thread_id: str | None = None
+    """The thread whose working memory is replaced; ``None`` for the resource's."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -113,14 +123,22 @@ class Storage(Protocol):
     # -- messages --------------------------------------------------------------------------
 
     async def save_turn(
-        self, thread_id: str, resource_id: str, messages: Sequence[Message]
+        self,
+        thread_id: str,
+        resource_id: str,
+        messages: Sequence[Message],
+        *,
+        working_memory: WorkingMemoryUpdate | None = None,
+        vectors: Sequence[VectorItem] = (),
     ) -> None:
-        """Persist one completed run's messages in one transaction.
+        """Persist one completed run in one transaction (D13).
 
         Messages are upserted by id (a message already stored in another thread of the same
         resource moves here; one of another resource raises ``ThreadOwnershipError``), the
-        thread is created on first use and its ``updated_at`` is bumped. Concurrent turns on
-        one thread are serialised: a reader sees all of a turn or none of it.
+        thread is created on first use and its ``updated_at`` is bumped. A working-memory
+        update and the new messages' vectors, when given, are written in the same
+        transaction: all of the run is stored, or none of it. Concurrent turns on one thread
+        are serialised: a reader sees all of a turn or none of it.
         """
         ...
 

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from procession.errors import StorageError, ThreadOwnershipError
-from procession.memory.storage import Storage
+from procession.memory.storage import Storage, WorkingMemoryUpdate
 from procession.messages.codec import message_from_dict, message_to_dict
 from procession.messages.message import Message, MessageContent
 from procession.messages.parts import ReasoningPart, TextPart, ToolInvocation, ToolInvocationPart
@@ -347,6 +347,44 @@ async def _atomic_turn(s: Storage) -> None:
     _expect(len(await s.list_messages(tid, resource_id=rid)) == 1, "half a refused turn stored")
 
 
+async def _whole_run(s: Storage) -> None:
+    rid, tid, other = _uid("res"), _uid("thread"), _uid("res")
+    turn = _turn(2)
+    await s.save_turn(
+        tid,
+        rid,
+        turn,
+        working_memory=WorkingMemoryUpdate("# notes", tid),
+        vectors=[(turn[0].id, tid, rid, [1.0, 0.0])],
+    )
+    _expect(await s.get_working_memory(resource_id=rid, thread_id=tid) == "# notes", "wm")
+    hits = await s.query_vectors([1.0, 0.0], resource_id=rid)
+    _expect([h.message_id for h in hits] == [turn[0].id], f"vectors with the turn: {hits}")
+    # A turn whose vector names a thread of another resource fails whole: no message, no
+    # working memory, no vector of it is stored (D13).
+    later = _turn(2)
+    await _raises(
+        ThreadOwnershipError,
+        s.save_turn(
+            tid,
+            rid,
+            later,
+            working_memory=WorkingMemoryUpdate("# changed", tid),
+            vectors=[(later[0].id, tid, other, [0.0, 1.0])],
+        ),
+    )
+    stored = _ids(await s.list_messages(tid, resource_id=rid))
+    _expect(stored == _ids(turn), f"a failed run left messages behind: {stored}")
+    _expect(
+        await s.get_working_memory(resource_id=rid, thread_id=tid) == "# notes",
+        "a failed run changed working memory",
+    )
+    _expect(
+        await s.query_vectors([0.0, 1.0], resource_id=other, threshold=0.99) == [],
+        "a failed run stored a vector",
+    )
+
+
 async def _concurrent_one_thread(s: Storage) -> None:
     rid, tid = _uid("res"), _uid("thread")
     at = datetime(2024, 1, 1, tzinfo=UTC)
@@ -389,6 +427,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("working_memory", _working_memory),
     ("vectors", _vectors),
     ("atomic_turn", _atomic_turn),
+    ("whole_run", _whole_run),
     ("concurrent_one_thread", _concurrent_one_thread),
     ("concurrent_threads", _concurrent_threads),
 )
