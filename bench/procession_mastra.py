@@ -44,9 +44,11 @@ class BenchModel(ScriptedModel):
     nothing is recorded per call (``ScriptedModel`` keeps every call's options)."""
 
     def __init__(self, response_for: Callable[[int], Reply], *, interleave: bool = False) -> None:
-        super().__init__(model_id="mock-model")
+        # interleave: the stream gives the event loop a turn before reading each text chunk,
+        # as a network stream suspends on its socket read and then yields what it parsed, so
+        # concurrent runs interleave chunk by chunk.
+        super().__init__(model_id="mock-model", interleave=interleave)
         self.response_for = response_for
-        self.interleave = interleave
         self.count = 0
 
     async def do_stream(self, options: ModelCallOptions) -> StreamResult:
@@ -54,17 +56,7 @@ class BenchModel(ScriptedModel):
         self.count += 1
         reply = self.response_for(index)
         stream: AsyncIterator[Chunk] = self._stream(reply, index, options)
-        if self.interleave:
-            stream = _yielding(stream)
         return StreamResult(stream=stream, request={"body": {"callIndex": index}})
-
-
-async def _yielding(stream: AsyncIterator[Chunk]) -> AsyncIterator[Chunk]:
-    """Give the event loop a turn before every chunk, as a network stream would: concurrent
-    runs then interleave chunk by chunk instead of running one after the other."""
-    async for chunk in stream:
-        await asyncio.sleep(0)
-        yield chunk
 
 
 # ---------------------------------------------------------------------------

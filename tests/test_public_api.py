@@ -30,7 +30,8 @@ def test_import_loads_no_optional_dependency() -> None:
     code = (
         "import sys, procession; "
         "print(sorted(m for m in ('pydantic', 'numpy', 'asyncpg', 'openai', 'anthropic', "
-        "'httpx2', 'llama_cpp', 'rich') if m in sys.modules))"
+        "'httpx2', 'llama_cpp', 'rich', 'procession.memory.sqlite', 'sqlite3') "
+        "if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

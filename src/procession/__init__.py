@@ -4,6 +4,8 @@ Nine processor hooks around an LLM agentic loop inspect, rewrite, drop, block or
 flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from procession.agent import Agent, AgentStream
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.context import ContextKey, RequestContext, TracingContext
@@ -19,7 +21,6 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
-from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -84,7 +85,22 @@ from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResult
 from procession.signals import AbortSignal
 from procession.tools import Tool, ToolContext, ToolWriter, tool
 
+if TYPE_CHECKING:
+    from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
+
 __version__ = "0.1.0.dev0"
+
+_LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
+"""Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import procession.memory
+
+        return getattr(procession.memory, name)
+    raise AttributeError(f"module 'procession' has no attribute {name!r}")
+
 
 __all__ = [
     "APICallError",

@@ -183,13 +183,20 @@ class ProcessorWriter:
     __slots__ = ("_direct", "_run")
 
     def __init__(self, run: RunBase, *, direct: bool) -> None:
-        self._run = run
+        self._run: RunBase | None = run
         self._direct = direct
 
     def custom(self, chunk: Any, message_id: str | None = None) -> Awaitable[None]:
         """Enqueue a ``data-*`` chunk (a ``Chunk`` or ``{"type", "data", "transient"?}``)."""
-        self._run.enqueue(_data_chunk(chunk), direct=self._direct)
+        run = self._run
+        if run is None:
+            raise RuntimeError("writer.custom: the run this writer belongs to has ended (D11)")
+        run.enqueue(_data_chunk(chunk), direct=self._direct)
         return _READY
+
+    def close(self) -> None:
+        """Detach from the run (it ended); later writes raise."""
+        self._run = None
 
 
 def _data_chunk(chunk: Any) -> Chunk:

@@ -252,6 +252,8 @@ class Run(ToolStage):
             result.steps = self.steps
             result.usage = self.usage
             result.messages = message_list.get.response.db()
+            self.writer.close()  # the run's only reference cycles: freed without the collector
+            self._direct_writer.close()
 
     # -- before the model -------------------------------------------------------------------
 

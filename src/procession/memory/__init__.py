@@ -3,14 +3,49 @@
 ``Memory`` is what an agent takes (``Agent(memory=Memory(...))``); see ``docs/memory.md``.
 ``SQLiteStorage`` is the embedded default storage; ``PostgresStorage`` (the ``postgres`` extra)
 is imported from :mod:`procession.memory.postgres` so that asyncpg stays optional.
+
+Names load on first use, so ``import procession`` does not pay for the storage modules.
 """
 
-from procession.memory.config import MemoryScope, SemanticRecallConfig, WorkingMemoryConfig
-from procession.memory.embedding import Embedder, HashEmbedder, MiniLMEmbedder
-from procession.memory.memory import Memory
-from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
-from procession.memory.sqlite import SQLiteStorage
-from procession.memory.storage import Resource, Storage, Thread, VectorHit, VectorItem
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from procession.memory.config import MemoryScope, SemanticRecallConfig, WorkingMemoryConfig
+    from procession.memory.embedding import Embedder, HashEmbedder, MiniLMEmbedder
+    from procession.memory.memory import Memory
+    from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
+    from procession.memory.sqlite import SQLiteStorage
+    from procession.memory.storage import (
+        Resource,
+        Storage,
+        Thread,
+        VectorHit,
+        VectorItem,
+        WorkingMemoryUpdate,
+    )
+
+_WHERE = {
+    "Embedder": "embedding",
+    "HashEmbedder": "embedding",
+    "Memory": "memory",
+    "MemoryScope": "config",
+    "MessageHistory": "processors",
+    "MiniLMEmbedder": "embedding",
+    "Resource": "storage",
+    "SQLiteStorage": "sqlite",
+    "SemanticRecall": "processors",
+    "SemanticRecallConfig": "config",
+    "Storage": "storage",
+    "Thread": "storage",
+    "VectorHit": "storage",
+    "VectorItem": "storage",
+    "WorkingMemory": "processors",
+    "WorkingMemoryConfig": "config",
+    "WorkingMemoryUpdate": "storage",
+}
 
 __all__ = [
     "Embedder",
@@ -29,4 +64,14 @@ __all__ = [
     "VectorItem",
     "WorkingMemory",
     "WorkingMemoryConfig",
+    "WorkingMemoryUpdate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'procession.memory' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"procession.memory.{module}"), name)
+    globals()[name] = value
+    return value

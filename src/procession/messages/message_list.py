@@ -77,14 +77,38 @@ class MessageListView:
 
 
 class _Views:
-    __slots__ = ("all", "context", "input", "remembered", "response")
+    """``message_list.get``: the views, made on access so a MessageList holds no reference
+    cycle (a run's garbage is then freed by reference counting, not by the collector)."""
+
+    __slots__ = ("_list",)
 
     def __init__(self, message_list: MessageList) -> None:
-        self.all = MessageListView(message_list, None)
-        self.input = MessageListView(message_list, "input")
-        self.response = MessageListView(message_list, "response")
-        self.remembered = MessageListView(message_list, "memory")
-        self.context = MessageListView(message_list, "context")
+        self._list = message_list
+
+    @property
+    def all(self) -> MessageListView:
+        """Every message."""
+        return MessageListView(self._list, None)
+
+    @property
+    def input(self) -> MessageListView:
+        """This call's input messages."""
+        return MessageListView(self._list, "input")
+
+    @property
+    def response(self) -> MessageListView:
+        """The messages the run produced."""
+        return MessageListView(self._list, "response")
+
+    @property
+    def remembered(self) -> MessageListView:
+        """History loaded from memory."""
+        return MessageListView(self._list, "memory")
+
+    @property
+    def context(self) -> MessageListView:
+        """Context messages: prompted, never stored."""
+        return MessageListView(self._list, "context")
 
 
 class MessageList:
@@ -100,7 +124,6 @@ class MessageList:
         "_sources",
         "_system",
         "_tagged",
-        "get",
         "resource_id",
         "thread_id",
     )
@@ -121,9 +144,14 @@ class MessageList:
         self._recording: list[Mutation] | None = None
         self.thread_id = thread_id
         self.resource_id = resource_id
-        self.get = _Views(self)
         if messages is not None:
             self.add(messages, source)
+
+    @property
+    def get(self) -> _Views:
+        """The views: ``get.all``, ``get.input``, ``get.response``, ``get.remembered`` and
+        ``get.context``, each with ``db()``, ``ui()``, ``core()`` and ``prompt()``."""
+        return _Views(self)
 
     def __len__(self) -> int:
         return len(self._messages)
