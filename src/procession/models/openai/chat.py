@@ -9,7 +9,7 @@ from procession.chunks import Chunk
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.models.openai.chat_request import chat_request_body
 from procession.models.openai.chat_stream import ChatStreamMapper
-from procession.models.openai.common import ChunkStream, ClientOwner, start_call
+from procession.models.openai.common import ClientOwner, start_call, stream_result
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, AsyncStream
@@ -98,18 +98,8 @@ class OpenAIChatModel:
                 body,
             ),
         )
-        stream = ChunkStream(
-            _chunks(sdk_stream, ChatStreamMapper(self.provider)),
-            sdk_stream.close,
-            abort_signal=options.abort_signal,
-            request_body=body,
-        )
-        return StreamResult(
-            stream=stream,
-            request={"body": body},
-            response={"headers": dict(sdk_stream.response.headers)},
-            warnings=warnings,
-        )
+        chunks = _chunks(sdk_stream, ChatStreamMapper(self.provider))
+        return stream_result(sdk_stream, chunks, options, body, warnings)
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, provider={self.provider!r})"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
-from procession.models.base import ModelCallOptions
+from procession.models.base import ModelCallOptions, StreamResult
 from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
@@ -25,6 +25,7 @@ __all__ = [
     "iso_timestamp",
     "parse_args",
     "provider_options",
+    "stream_result",
     "tool_output_text",
 ]
 
@@ -207,3 +208,22 @@ def warn_unsupported(
     for key in keys:
         if key in settings:
             warnings.append({"type": "unsupported-setting", "setting": key})
+
+
+def stream_result(
+    sdk_stream: Any,
+    chunks: AsyncIterator[Chunk],
+    options: ModelCallOptions,
+    body: dict[str, Any],
+    warnings: list[dict[str, Any]],
+) -> StreamResult:
+    """The :class:`StreamResult` of a started SDK stream, read through :class:`ChunkStream`."""
+    stream = ChunkStream(
+        chunks, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
+    )
+    return StreamResult(
+        stream=stream,
+        request={"body": body},
+        response={"headers": dict(sdk_stream.response.headers)},
+        warnings=warnings,
+    )

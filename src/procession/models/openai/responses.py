@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from procession.chunks import Chunk
 from procession.models.base import ModelCallOptions, StreamResult
-from procession.models.openai.common import ChunkStream, ClientOwner, start_call
+from procession.models.openai.common import ClientOwner, start_call, stream_result
 from procession.models.openai.responses_request import responses_request_body
 from procession.models.openai.responses_stream import ResponsesStreamMapper
 
@@ -75,18 +75,8 @@ class OpenAIResponsesModel:
                 body,
             ),
         )
-        stream = ChunkStream(
-            _chunks(sdk_stream, ResponsesStreamMapper(self.provider)),
-            sdk_stream.close,
-            abort_signal=options.abort_signal,
-            request_body=body,
-        )
-        return StreamResult(
-            stream=stream,
-            request={"body": body},
-            response={"headers": dict(sdk_stream.response.headers)},
-            warnings=warnings,
-        )
+        chunks = _chunks(sdk_stream, ResponsesStreamMapper(self.provider))
+        return stream_result(sdk_stream, chunks, options, body, warnings)
 
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self.model_id!r}, provider={self.provider!r})"
