@@ -266,6 +266,9 @@ class RunBase:
         self._attempt: Any = None
         """The step attempt in progress, if the model stage was reached."""
 
+    async def _prepare(self) -> None:
+        """Resolve what the run needs before its first hook (lanes, messages); a subclass's."""
+
     def _bind_lanes(self) -> None:
         config = self.config
         lanes = {

@@ -99,6 +99,7 @@ class Run(ToolStage):
         message_list = self.message_list
         outbox = self.outbox
         try:
+            await self._prepare()
             self._bind_lanes()
             await self._process_input()
             yield self._chunk("start", {"id": self.config.agent_id, "messageId": self.response_id})

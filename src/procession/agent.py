@@ -332,15 +332,6 @@ class _PendingRun(Run):
             message_list.add(options["context"], "context")
         message_list.add(self._messages, "input")
 
-    async def chunks(self) -> AsyncIterator[Chunk]:
-        try:
-            await self._prepare()
-        except Exception as error:
-            yield self._fail(error)
-            return
-        async for chunk in super().chunks():
-            yield chunk
-
 
 def _merge(memory: list[Any], configured: list[Any], *, first: bool) -> list[Any]:
     """Memory processors around a lane (D20), skipping ids the lane already has."""
