@@ -323,6 +323,31 @@ class PostgresStorage:
             for r in rows
         ]
 
+    async def list_messages_around(
+        self,
+        thread_id: str,
+        message_ids: Sequence[str],
+        *,
+        resource_id: str,
+        before: int = 0,
+        after: int = 0,
+    ) -> list[Message]:
+        """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
+        ids = rec.check_ids(message_ids, "message id")
+        if before < 0 or after < 0:
+            raise StorageError(f"before and after must be >= 0 (got {before}, {after})")
+        pool = await self._get_pool()
+        async with pool.acquire() as conn:
+            owner = await _owner(conn, thread_id)
+            if owner is None:
+                return []
+            _check_owner(thread_id, resource_id, owner)
+            rows = await conn.fetch(_AROUND, thread_id, ids, before, after)
+        return [
+            rec.decode_message(r[1], message_id=r[0], thread_id=thread_id, resource_id=resource_id)
+            for r in rows
+        ]
+
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:
@@ -568,6 +593,26 @@ async def _write_working_memory(
     _check_owner(thread_id, resource_id, owner)
     await conn.execute("UPDATE threads SET working_memory = $2 WHERE id = $1", thread_id, text)
 
+
+# Each anchor with up to $3 earlier and $4 later messages of the thread, in thread order.
+_AROUND = """
+WITH anchors AS (
+    SELECT created_at, seq FROM messages WHERE thread_id = $1 AND id = ANY($2::text[])
+), picked AS (
+    SELECT a.id FROM anchors x CROSS JOIN LATERAL (
+        (SELECT id, created_at, seq FROM messages
+          WHERE thread_id = $1 AND (created_at, seq) < (x.created_at, x.seq)
+          ORDER BY created_at DESC, seq DESC LIMIT $3)
+        UNION ALL
+        (SELECT id, created_at, seq FROM messages
+          WHERE thread_id = $1 AND (created_at, seq) >= (x.created_at, x.seq)
+          ORDER BY created_at, seq LIMIT $4 + 1)
+    ) a
+)
+SELECT id, body::text FROM messages
+ WHERE thread_id = $1 AND id IN (SELECT id FROM picked)
+ ORDER BY created_at, seq
+"""
 
 _VectorRow = tuple[str, str, str, bytes]
 

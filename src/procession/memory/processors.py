@@ -294,14 +294,10 @@ class SemanticRecall(Processor):
                 found = await self.storage.get_messages_by_ids(ids, resource_id=resource_id)
                 chosen.update((m.id, m) for m in found)
                 continue
-            thread = await self.storage.list_messages(thread_id, resource_id=resource_id)
-            index = {m.id: i for i, m in enumerate(thread)}
-            for message_id in ids:
-                at = index.get(message_id)
-                if at is None:
-                    continue
-                for message in thread[max(0, at - before) : at + after + 1]:
-                    chosen[message.id] = message
+            found = await self.storage.list_messages_around(
+                thread_id, ids, resource_id=resource_id, before=before, after=after
+            )
+            chosen.update((m.id, m) for m in found)
         return sorted(chosen.values(), key=lambda m: m.created_at)
 
     def process_output_result(self, *, state: dict[str, Any], **_: Any) -> None:

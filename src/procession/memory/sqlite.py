@@ -319,6 +319,46 @@ class SQLiteStorage:
             for mid, body in rows
         ]
 
+    async def list_messages_around(
+        self,
+        thread_id: str,
+        message_ids: Sequence[str],
+        *,
+        resource_id: str,
+        before: int = 0,
+        after: int = 0,
+    ) -> list[Message]:
+        """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
+        ids = rec.check_ids(message_ids, "message id")
+        if before < 0 or after < 0:
+            raise StorageError(f"before and after must be >= 0 (got {before}, {after})")
+
+        def work(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+            if _checked_owner(conn, thread_id, resource_id) is None:
+                return []
+            found: dict[str, tuple[int, int, str]] = {}
+            for message_id in ids:
+                anchor = conn.execute(
+                    "SELECT created_at, seq, body FROM messages WHERE thread_id = ? AND id = ?",
+                    (thread_id, message_id),
+                ).fetchone()
+                if anchor is None:
+                    continue
+                found[message_id] = anchor
+                at = (thread_id, anchor[0], anchor[1])
+                for sql, limit in ((_EARLIER, before), (_LATER, after)):
+                    if limit:
+                        for row in conn.execute(sql, (*at, limit)).fetchall():
+                            found[row[0]] = (row[1], row[2], row[3])
+            ordered = sorted(found.items(), key=lambda item: (item[1][0], item[1][1]))
+            return [(mid, body) for mid, (_, _, body) in ordered]
+
+        rows = await self._run(work)
+        return [
+            rec.decode_message(body, message_id=mid, thread_id=thread_id, resource_id=resource_id)
+            for mid, body in rows
+        ]
+
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:
@@ -607,6 +647,15 @@ def _write_working_memory(
         (resource_id, text, stamp),
     )
 
+
+_EARLIER = (
+    "SELECT id, created_at, seq, body FROM messages WHERE thread_id = ?"
+    " AND (created_at, seq) < (?, ?) ORDER BY created_at DESC, seq DESC LIMIT ?"
+)
+_LATER = (
+    "SELECT id, created_at, seq, body FROM messages WHERE thread_id = ?"
+    " AND (created_at, seq) > (?, ?) ORDER BY created_at, seq LIMIT ?"
+)
 
 _VectorRow = tuple[str, str, str, bytes]
 

@@ -157,6 +157,19 @@ class Storage(Protocol):
         """
         ...
 
+    async def list_messages_around(
+        self,
+        thread_id: str,
+        message_ids: Sequence[str],
+        *,
+        resource_id: str,
+        before: int = 0,
+        after: int = 0,
+    ) -> list[Message]:
+        """The thread's messages with these ids and up to ``before``/``after`` neighbours of
+        each, oldest first, without repeats (semantic recall's message range)."""
+        ...
+
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:

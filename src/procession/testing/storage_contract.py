@@ -339,6 +339,27 @@ async def _vectors(s: Storage) -> None:
     _expect([h.message_id for h in left] == [y], f"delete_thread left vectors: {left}")
 
 
+async def _around(s: Storage) -> None:
+    rid, tid = _uid("res"), _uid("thread")
+    base = datetime(2024, 1, 1, tzinfo=UTC)
+    turn = _turn(10)
+    for index, message in enumerate(turn):
+        message.created_at = base + timedelta(seconds=index)
+    await s.save_turn(tid, rid, turn)
+    ids = _ids(turn)
+    got = await s.list_messages_around(tid, [ids[4]], resource_id=rid, before=2, after=1)
+    _expect(_ids(got) == ids[2:6], f"range around one: {_ids(got)}")
+    got = await s.list_messages_around(
+        tid, [ids[8], ids[1], ids[2]], resource_id=rid, before=1, after=1
+    )
+    _expect(_ids(got) == [*ids[0:4], *ids[7:10]], f"overlapping ranges: {_ids(got)}")
+    got = await s.list_messages_around(tid, [ids[0], _uid("none")], resource_id=rid)
+    _expect(_ids(got) == ids[:1], f"only the anchor: {_ids(got)}")
+    await _raises(
+        ThreadOwnershipError, s.list_messages_around(tid, ids[:1], resource_id=_uid("res"))
+    )
+
+
 async def _atomic_turn(s: Storage) -> None:
     rid, tid = _uid("res"), _uid("thread")
     await s.save_turn(tid, rid, _turn(1))
@@ -426,6 +447,7 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("isolation", _isolation),
     ("working_memory", _working_memory),
     ("vectors", _vectors),
+    ("around", _around),
     ("atomic_turn", _atomic_turn),
     ("whole_run", _whole_run),
     ("concurrent_one_thread", _concurrent_one_thread),
