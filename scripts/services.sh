@@ -44,14 +44,26 @@ else
   if [ "$(id -u)" -eq 0 ]; then
     chown postgres "$PGDIR"
   fi
-  if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
+  init_cluster() {
     rm -rf "$PGDIR/data"
     as_postgres "'$PGBIN/initdb' -D '$PGDIR/data' -A trust -U postgres --no-sync >'$PGDIR/initdb.log' 2>&1" \
       || { cat "$PGDIR/initdb.log" >&2; exit 1; }
+  }
+  start_server() {
+    as_postgres "'$PGBIN/pg_ctl' -D '$PGDIR/data' -w -t 60 -l '$PGDIR/server.log' \
+      -o \"-p $PGPORT -k '$PGDIR' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200\" start" \
+      >/dev/null
+  }
+  if [ ! -f "$PGDIR/data/PG_VERSION" ]; then
+    init_cluster
   fi
-  as_postgres "'$PGBIN/pg_ctl' -D '$PGDIR/data' -w -t 60 -l '$PGDIR/server.log' \
-    -o \"-p $PGPORT -k '$PGDIR' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200\" start" \
-    >/dev/null || { tail -n 30 "$PGDIR/server.log" >&2; exit 1; }
+  # A cluster left by a killed session may refuse to start (a stale lock file, say): the data
+  # is throwaway, so start again from a fresh one.
+  if ! start_server; then
+    echo "services: the old test cluster did not start; making a new one" >&2
+    init_cluster
+    start_server || { tail -n 30 "$PGDIR/server.log" >&2; exit 1; }
+  fi
   echo "services: PostgreSQL started on 127.0.0.1:$PGPORT (data in $PGDIR)"
 fi
 mkdir -p .pgdata
