@@ -261,12 +261,13 @@ async def test_aclose_stops_generation_promptly(model: local.LocalModel) -> None
     await _first_deltas(stream, 3)
     started = time.perf_counter()
     await stream.aclose()  # type: ignore[attr-defined]
-    assert time.perf_counter() - started < 0.5
+    # Generous bounds (a shared CI machine): 1,500 tokens would take ~20 s, not 2.
+    assert time.perf_counter() - started < 2.0
     assert not _worker_threads()
     # the model is free at once: a short call now is not stuck behind 1,500 tokens
     started = time.perf_counter()
     await _run(model, ModelCallOptions(prompt=_prompt("Hi"), settings=_settings(4)))
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 5.0
 
 
 @needs_llama
@@ -287,7 +288,7 @@ async def test_abort_signal_stops_generation(model: local.LocalModel) -> None:
     started = time.perf_counter()
     with pytest.raises(asyncio.CancelledError):
         await read()
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 5.0
     assert all(c.type != "finish" for c in seen)
     assert sum(c.type == "text-delta" for c in seen) < 20
     assert not _worker_threads()
@@ -348,7 +349,7 @@ async def test_the_event_loop_stays_responsive_while_generating(model: local.Loc
     await ticker
     assert chunks[-1].payload["output"]["usage"]["outputTokens"] == 48
     assert len(gaps) > 10
-    assert max(gaps) < 0.25
+    assert max(gaps) < 1.0  # generating all 48 tokens on the loop's thread would take ~0.6 s+
 
 
 @needs_llama
