@@ -29,6 +29,7 @@ __all__ = [
     "peak_rss_mib",
     "rotated_rounds",
     "run_concurrent",
+    "shared_workload",
     "time_async",
 ]
 
@@ -200,3 +201,42 @@ def emit(results: dict[str, Any]) -> None:
     results["meta"]["peakRssMiB"] = round(peak_rss_mib(), 1)
     sys.stdout.write(json.dumps(results, indent=2) + "\n")
     sys.stdout.flush()
+
+
+Runner = Callable[[bool], tuple[AsyncFn, dict[str, Any]]]
+"""``runner(hooks)`` gives one run of the shared workload and a dict its runs fill with
+``events`` and ``hookCalls``."""
+
+
+async def shared_workload(
+    framework: str,
+    runner: Runner,
+    *,
+    n: int,
+    k: int,
+    rounds: int,
+    warmups: int,
+    missing_hooks: Sequence[str] = (),
+) -> None:
+    """Time the shared workload bare and with hooks (rotated rounds) and emit one report."""
+    bare, bare_info = runner(False)
+    hooked, hooked_info = runner(True)
+    rss_setup = peak_rss_mib()
+    times = await rotated_rounds({"bare": bare, "hooks": hooked}, warmups, rounds)
+    paired = [h - b for b, h in zip(times["bare"], times["hooks"], strict=True)]
+    out: dict[str, Any] = {"framework": framework, "N": n, "K": k, "R": rounds, "W": warmups}
+    for name, info in (("bare", bare_info), ("hooks", hooked_info)):
+        ms = median(times[name])
+        out[name] = {
+            "msPerRun": round(ms, 3),
+            "usPerChunk": round(ms * 1000 / n, 2),
+            "min": round(min(times[name]), 3),
+            "max": round(max(times[name]), 3),
+            "events": info["events"],
+            "hookCalls": info["hookCalls"] if name == "hooks" else None,
+        }
+    out["hookOverheadMs"] = round(out["hooks"]["msPerRun"] - out["bare"]["msPerRun"], 3)
+    out["hookOverheadPairedMs"] = round(median(paired), 3)
+    out["rssAfterSetupMiB"] = round(rss_setup, 1)
+    out["missingHooks"] = list(missing_hooks)
+    emit(out)

@@ -22,7 +22,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-from benchlib import emit, env_int, median, peak_rss_mib, rotated_rounds
+from benchlib import env_int, shared_workload
 from procession import Agent, Chunk, tool
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.testing import Reply, ScriptedModel, ToolCallScript
@@ -126,26 +126,7 @@ def runner(hooks: bool) -> tuple[Any, dict[str, Any]]:
 
 
 async def main() -> None:
-    bare, bare_info = runner(False)
-    hooked, hooked_info = runner(True)
-    rss_after_imports = peak_rss_mib()
-    times = await rotated_rounds({"bare": bare, "hooks": hooked}, W, R)
-    paired = [h - b for b, h in zip(times["bare"], times["hooks"], strict=True)]
-    out: dict[str, Any] = {"framework": "procession", "N": N, "K": K, "R": R, "W": W}
-    for name, info in (("bare", bare_info), ("hooks", hooked_info)):
-        ms = median(times[name])
-        out[name] = {
-            "msPerRun": round(ms, 3),
-            "usPerChunk": round(ms * 1000 / N, 2),
-            "min": round(min(times[name]), 3),
-            "max": round(max(times[name]), 3),
-            "events": info["events"],
-            "hookCalls": info["hookCalls"] if name == "hooks" else None,
-        }
-    out["hookOverheadMs"] = round(out["hooks"]["msPerRun"] - out["bare"]["msPerRun"], 3)
-    out["hookOverheadPairedMs"] = round(median(paired), 3)
-    out["rssAfterSetupMiB"] = round(rss_after_imports, 1)
-    emit(out)
+    await shared_workload("procession", runner, n=N, k=K, rounds=R, warmups=W, missing_hooks=[])
 
 
 if __name__ == "__main__":

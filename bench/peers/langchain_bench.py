@@ -33,7 +33,12 @@ from langchain_core.messages import AIMessageChunk, ToolMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_core.tools import tool
 
-from benchlib import emit, env_int, median, peak_rss_mib, rotated_rounds, run_concurrent
+from benchlib import (
+    emit,
+    env_int,
+    run_concurrent,
+    shared_workload,
+)
 
 N = env_int("N", 200)
 K = env_int("K", 5)
@@ -148,27 +153,15 @@ def runner(hooks: bool) -> tuple[Any, dict[str, Any]]:
 
 
 async def workload() -> None:
-    bare, bare_info = runner(False)
-    hooked, hooked_info = runner(True)
-    rss_setup = peak_rss_mib()
-    times = await rotated_rounds({"bare": bare, "hooks": hooked}, W, R)
-    paired = [h - b for b, h in zip(times["bare"], times["hooks"], strict=True)]
-    out: dict[str, Any] = {"framework": "langchain", "N": N, "K": K, "R": R, "W": W}
-    for name, info in (("bare", bare_info), ("hooks", hooked_info)):
-        ms = median(times[name])
-        out[name] = {
-            "msPerRun": round(ms, 3),
-            "usPerChunk": round(ms * 1000 / N, 2),
-            "min": round(min(times[name]), 3),
-            "max": round(max(times[name]), 3),
-            "events": info["events"],
-            "hookCalls": info["hookCalls"] if name == "hooks" else None,
-        }
-    out["hookOverheadMs"] = round(out["hooks"]["msPerRun"] - out["bare"]["msPerRun"], 3)
-    out["hookOverheadPairedMs"] = round(median(paired), 3)
-    out["rssAfterSetupMiB"] = round(rss_setup, 1)
-    out["missingHooks"] = ["per-chunk (classic astream has none)"]
-    emit(out)
+    await shared_workload(
+        "langchain",
+        runner,
+        n=N,
+        k=K,
+        rounds=R,
+        warmups=W,
+        missing_hooks=["per-chunk (classic astream has none)"],
+    )
 
 
 async def concurrency() -> None:

@@ -51,7 +51,12 @@ from agents.testing.model import (
 from agents.usage import Usage
 from openai.types.responses import ResponseTextDeltaEvent
 
-from benchlib import emit, env_int, median, peak_rss_mib, rotated_rounds, run_concurrent
+from benchlib import (
+    emit,
+    env_int,
+    run_concurrent,
+    shared_workload,
+)
 
 set_tracing_disabled(True)
 
@@ -201,27 +206,15 @@ def runner(hooks: bool) -> tuple[Any, dict[str, Any]]:
 
 
 async def workload() -> None:
-    bare, bare_info = runner(False)
-    hooked, hooked_info = runner(True)
-    rss_setup = peak_rss_mib()
-    times = await rotated_rounds({"bare": bare, "hooks": hooked}, W, R)
-    paired = [h - b for b, h in zip(times["bare"], times["hooks"], strict=True)]
-    out: dict[str, Any] = {"framework": "openai-agents", "N": N, "K": K, "R": R, "W": W}
-    for name, info in (("bare", bare_info), ("hooks", hooked_info)):
-        ms = median(times[name])
-        out[name] = {
-            "msPerRun": round(ms, 3),
-            "usPerChunk": round(ms * 1000 / N, 2),
-            "min": round(min(times[name]), 3),
-            "max": round(max(times[name]), 3),
-            "events": info["events"],
-            "hookCalls": info["hookCalls"] if name == "hooks" else None,
-        }
-    out["hookOverheadMs"] = round(out["hooks"]["msPerRun"] - out["bare"]["msPerRun"], 3)
-    out["hookOverheadPairedMs"] = round(median(paired), 3)
-    out["rssAfterSetupMiB"] = round(rss_setup, 1)
-    out["missingHooks"] = ["per-chunk (no hook sees stream deltas)"]
-    emit(out)
+    await shared_workload(
+        "openai-agents",
+        runner,
+        n=N,
+        k=K,
+        rounds=R,
+        warmups=W,
+        missing_hooks=["per-chunk (no hook sees stream deltas)"],
+    )
 
 
 @output_guardrail

@@ -37,7 +37,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
-from benchlib import emit, env_int, median, peak_rss_mib, rotated_rounds, run_concurrent
+from benchlib import (
+    emit,
+    env_int,
+    run_concurrent,
+    shared_workload,
+)
 
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
@@ -137,27 +142,7 @@ def runner(hooks: bool) -> tuple[Any, dict[str, Any]]:
 
 
 async def workload() -> None:
-    bare, bare_info = runner(False)
-    hooked, hooked_info = runner(True)
-    rss_setup = peak_rss_mib()
-    times = await rotated_rounds({"bare": bare, "hooks": hooked}, W, R)
-    paired = [h - b for b, h in zip(times["bare"], times["hooks"], strict=True)]
-    out: dict[str, Any] = {"framework": "pydantic-ai", "N": N, "K": K, "R": R, "W": W}
-    for name, info in (("bare", bare_info), ("hooks", hooked_info)):
-        ms = median(times[name])
-        out[name] = {
-            "msPerRun": round(ms, 3),
-            "usPerChunk": round(ms * 1000 / N, 2),
-            "min": round(min(times[name]), 3),
-            "max": round(max(times[name]), 3),
-            "events": info["events"],
-            "hookCalls": info["hookCalls"] if name == "hooks" else None,
-        }
-    out["hookOverheadMs"] = round(out["hooks"]["msPerRun"] - out["bare"]["msPerRun"], 3)
-    out["hookOverheadPairedMs"] = round(median(paired), 3)
-    out["rssAfterSetupMiB"] = round(rss_setup, 1)
-    out["missingHooks"] = []
-    emit(out)
+    await shared_workload("pydantic-ai", runner, n=N, k=K, rounds=R, warmups=W, missing_hooks=[])
 
 
 async def concurrency() -> None:
