@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from procession._hooks import _READY, _Abort, _data_chunk
+from procession._hooks import _Abort
 from procession._stages import Stages
 from procession._step import StepBuilder
 from procession.chunks import Chunk
@@ -63,7 +63,7 @@ class ToolStage(Stages):
             context = ToolContext(
                 tool_call_id=call.tool_call_id,
                 tool_name=call.tool_name,
-                writer=ToolWriter(self._tool_emit),
+                writer=ToolWriter(self.writer.custom),
                 request_context=self.request_context,
                 abort_signal=self.signal,
                 messages=self.message_list.get.all.db(),
@@ -111,10 +111,6 @@ class ToolStage(Stages):
                 yield self.outbox.popleft()
             for item in processed:
                 yield item
-
-    def _tool_emit(self, chunk: Any, message_id: str | None) -> Awaitable[None]:
-        self.enqueue(_data_chunk(chunk), direct=False)
-        return _READY
 
     async def _gather_tools(
         self, run_one: Callable[[int], Awaitable[None]], count: int
