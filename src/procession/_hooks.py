@@ -341,10 +341,7 @@ class RunBase:
             with cancel_on_abort(self.signal):
                 return await bound(args)
         except TripWire as tripwire:
-            if tripwire.processor_id is None:
-                tripwire.processor_id = bound.processor_id
-            tripwire.hook = bound.hook
-            await self._violation(bound.processor, tripwire)
+            await self._claim(tripwire, bound)
             raise
         except (ProcessorError, _Retry, _Tripwire, _Abort):
             raise
@@ -352,6 +349,13 @@ class RunBase:
             raise ProcessorError(
                 bound.processor_id, bound.hook, f"raised {type(error).__name__}: {error}"
             ) from error
+
+    async def _claim(self, tripwire: TripWire[Any], bound: BoundHook) -> None:
+        """Attribute an abort to the hook that raised it and report it (D8)."""
+        if tripwire.processor_id is None:
+            tripwire.processor_id = bound.processor_id
+        tripwire.hook = bound.hook
+        await self._violation(bound.processor, tripwire)
 
     async def _violation(self, processor: Any, tripwire: TripWire[Any]) -> None:
         callback = getattr(processor, "on_violation", None)
@@ -436,10 +440,7 @@ class RunBase:
     async def _stream_failed(self, hook: _StreamHook, error: Exception) -> NoReturn:
         """A ``process_output_stream`` hook raised: an abort, or a failure (D10)."""
         if isinstance(error, TripWire):
-            if error.processor_id is None:
-                error.processor_id = hook.processor_id
-            error.hook = "process_output_stream"
-            await self._violation(hook.bound.processor, error)
+            await self._claim(error, hook.bound)
             raise error
         if isinstance(error, ProcessorError | _Retry | _Tripwire | _Abort):
             raise error

@@ -313,9 +313,7 @@ class Stages(RunBase):
             try:
                 answer = await bound(args)
             except TripWire as tripwire:
-                if tripwire.processor_id is None:
-                    tripwire.processor_id = bound.processor_id
-                await self._violation(bound.processor, tripwire)
+                await self._claim(tripwire, bound)
                 raise _Tripwire(tripwire.payload()) from None
             except Exception:  # D10's exception: logged, the next processor is asked
                 logger.exception("process_api_error of %r raised", bound.processor_id)
