@@ -78,3 +78,14 @@ async def test_a_hook_may_return_several_chunks_each_continuing_down_the_lane() 
         if c["part"].type == "text-delta"
     ]
     assert after_texts == ["a", "b", "c"]
+
+
+@pytest.mark.asyncio
+async def test_a_match_straddling_the_hold_window_is_held_whole() -> None:
+    # With a short hold window the safe cut falls inside the card number: the redactor must
+    # hold the whole match back, not release its first digits.
+    model = ScriptedModel([Reply(text=["hello 4111 1111 1111 1111", " bye"])])
+    chunks = await collect(agent(model, output_processors=[StreamRedactor(hold=8)]).stream("x"))
+    assert texts(chunks) == "hello [REDACTED] bye"
+    for chunk in chunks:
+        assert "4111" not in str(chunk.payload)

@@ -112,10 +112,8 @@ class StreamRedactor(Processor):
         """The length of the prefix that no future text can change the redaction of."""
         cut = max(0, len(text) - self.hold)
         for match in self._pattern.finditer(text):
-            if match.start() < cut < match.end() or (
-                match.end() > cut and match.end() == len(text)
-            ):
-                return min(cut, match.start())
+            if match.start() < cut < match.end():  # straddles the cut: hold all of it
+                return match.start()
         return cut
 
 
