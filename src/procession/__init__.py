@@ -80,6 +80,7 @@ from procession.processors import (
     ProcessorViolation,
     StreamRedactor,
     Writer,
+    notify_violation,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
@@ -181,6 +182,7 @@ __all__ = [
     "message_to_dict",
     "messages_from_json",
     "messages_to_json",
+    "notify_violation",
     "part_from_dict",
     "part_to_dict",
     "register_model",

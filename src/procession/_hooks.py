@@ -27,7 +27,7 @@ from procession.messages.parts import DataPart
 from procession.models._abort import cancel_on_abort
 from procession.models.base import LanguageModel
 from procession.processors._invoke import BoundHook, bind_hook
-from procession.processors.base import LANE_HOOKS, ProcessorViolation
+from procession.processors.base import LANE_HOOKS, ProcessorViolation, notify_violation
 from procession.results import AgentResult, StepResult
 from procession.signals import AbortSignal
 from procession.tools._tool import Tool
@@ -358,21 +358,13 @@ class RunBase:
         await self._violation(bound.processor, tripwire)
 
     async def _violation(self, processor: Any, tripwire: TripWire[Any]) -> None:
-        callback = getattr(processor, "on_violation", None)
-        if not callable(callback):
-            return
         violation = ProcessorViolation(
             processor_id=tripwire.processor_id or str(getattr(processor, "id", "")),
             message=tripwire.reason,
             detail=tripwire.metadata,
             retry=tripwire.retry,
         )
-        try:
-            result = callback(violation)
-            if inspect.isawaitable(result):
-                await result
-        except Exception:  # D8: logged and swallowed
-            logger.exception("on_violation of %r raised", violation.processor_id)
+        await notify_violation(processor, violation)
 
     def _args(self, bound: BoundHook, **values: Any) -> dict[str, Any]:
         args = self._base_args(bound)

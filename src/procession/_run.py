@@ -200,7 +200,9 @@ class Run(ToolStage):
                     while outbox:
                         yield outbox.popleft()
                     if step_result.tool_calls:
-                        async for chunk in self._run_tools(step_result, attempt.tools):
+                        async for chunk in self._run_tools(
+                            step_result, attempt.tools, attempt.builder.execution_args
+                        ):
                             yield chunk
                     markers = await self.through(self._step_finish(step_result))
                     await self.settle()

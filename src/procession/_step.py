@@ -31,6 +31,7 @@ class StepBuilder:
         "_reasoning",
         "_reasoning_meta",
         "_text",
+        "execution_args",
         "files",
         "parts",
         "reasoning_text",
@@ -51,6 +52,8 @@ class StepBuilder:
         self.sources: list[dict[str, Any]] = []
         self.files: list[dict[str, Any]] = []
         self.response: dict[str, Any] = {}
+        self.execution_args: dict[str, Any] = {}
+        """Real arguments of tool calls whose displayed arguments a processor redacted."""
 
     @property
     def text(self) -> str:
@@ -86,6 +89,8 @@ class StepBuilder:
             self._flush_reasoning()
         elif kind == "tool-call":
             self._tool_call(chunk.payload)
+            if chunk.execution_args is not None:
+                self.execution_args[chunk.payload["toolCallId"]] = chunk.execution_args
         elif kind == "source":
             self._flush_text()
             source = {k: v for k, v in chunk.payload.items() if k != "providerMetadata"}

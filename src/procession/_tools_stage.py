@@ -48,7 +48,9 @@ class ToolStage(Stages):
                 part.tool_invocation.result = payload.get("result")
         return chunk
 
-    async def _run_tools(self, step: StepResult, tools: dict[str, Tool]) -> AsyncIterator[Chunk]:
+    async def _run_tools(
+        self, step: StepResult, tools: dict[str, Tool], execution_args: dict[str, Any]
+    ) -> AsyncIterator[Chunk]:
         calls = [c for c in step.tool_calls if not c.provider_executed]
         if not calls:
             return
@@ -69,7 +71,8 @@ class ToolStage(Stages):
                 messages=self.message_list.get.all.db(),
             )
             try:
-                outcomes[index] = (True, await tool.execute(call.args, context))
+                args = execution_args.get(call.tool_call_id, call.args)
+                outcomes[index] = (True, await tool.execute(args, context))
             except Exception as error:
                 outcomes[index] = (False, str(error) or type(error).__name__)
 

@@ -32,9 +32,23 @@ class Chunk:
         id: The id of a ``data-*`` chunk, if any.
         transient: A ``data-*`` chunk that is streamed but never stored.
         metadata: Optional chunk metadata.
+        execution_args: For a ``tool-call`` chunk, the arguments the tool runs with when they
+            differ from ``payload["args"]``: a processor that redacts a call's arguments for
+            display (client, messages, store) keeps the real ones here. ``None`` means
+            ``payload["args"]``. Never serialised.
     """
 
-    __slots__ = ("data", "from_", "id", "metadata", "payload", "run_id", "transient", "type")
+    __slots__ = (
+        "data",
+        "execution_args",
+        "from_",
+        "id",
+        "metadata",
+        "payload",
+        "run_id",
+        "transient",
+        "type",
+    )
 
     def __init__(
         self,
@@ -56,6 +70,7 @@ class Chunk:
         self.id = id
         self.transient = transient
         self.metadata = metadata
+        self.execution_args: Any = None
 
     @classmethod
     def data_chunk(
@@ -121,6 +136,7 @@ class Chunk:
             transient=self.transient,
             metadata=self.metadata,
         )
+        clone.execution_args = self.execution_args
         for name, value in changes.items():
             setattr(clone, name, value)
         return clone

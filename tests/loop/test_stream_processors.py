@@ -311,3 +311,47 @@ async def test_data_chunks_from_every_hook_and_step_are_stored() -> None:  # D27
         "process_llm_response",
         "process_output_step",
     }
+
+
+@pytest.mark.asyncio
+async def test_display_redacted_tool_args_still_reach_the_tool() -> None:
+    seen: list[Any] = []
+
+    @tool
+    def lookup(card: str) -> str:
+        """Look a card up."""
+        seen.append(card)
+        return "ok"
+
+    def hide_args(**kw: Any) -> Chunk:
+        part: Chunk = kw["part"]
+        if part.type == "tool-call":
+            shown = part.copy(payload={**part.payload, "args": {"card": "[REDACTED]"}})
+            shown.execution_args = part.payload["args"]
+            return shown
+        return part
+
+    redactor = RecordingProcessor("hide", process_output_stream=hide_args)
+    model = ScriptedModel([tool_call("lookup", {"card": "4111"}), Reply(text="done")])
+    result = await agent(model, tools=[lookup], output_processors=[redactor]).generate("x")
+    assert seen == ["4111"]  # the tool ran with the model's real arguments
+    assert result.tool_calls[0].args == {"card": "[REDACTED]"}
+    stored = [str(m.content.parts) for m in result.messages]
+    assert "4111" not in "".join(stored)
+
+
+@pytest.mark.asyncio
+async def test_notify_violation_awaits_async_callbacks_and_swallows_errors() -> None:  # D8
+    from procession import ProcessorViolation, notify_violation
+
+    got: list[str] = []
+
+    class Reporter:
+        id = "reporter"
+
+        async def on_violation(self, violation: ProcessorViolation[Any]) -> None:
+            got.append(violation.message)
+            raise RuntimeError("a broken callback must not change the run")
+
+    await notify_violation(Reporter(), ProcessorViolation("reporter", "found a card"))
+    assert got == ["found a card"]

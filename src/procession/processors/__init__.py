@@ -11,6 +11,7 @@ from procession.processors.base import (
     Processor,
     ProcessorViolation,
     implemented_hooks,
+    notify_violation,
 )
 from procession.processors.builtin import PrefillErrorHandler, StreamRedactor
 from procession.processors.protocols import (
@@ -39,4 +40,5 @@ __all__ = [
     "StreamRedactor",
     "Writer",
     "implemented_hooks",
+    "notify_violation",
 ]

@@ -14,6 +14,8 @@ they need, each declaring only the keyword arguments it uses::
 
 from __future__ import annotations
 
+import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias
@@ -32,7 +34,10 @@ __all__ = [
     "Processor",
     "ProcessorViolation",
     "implemented_hooks",
+    "notify_violation",
 ]
+
+logger = logging.getLogger("procession.processors")
 
 MetadataT = TypeVar("MetadataT", default=Any)
 """The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
@@ -101,6 +106,24 @@ class Processor(Generic[MetadataT]):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} id={self.id!r}>"
+
+
+async def notify_violation(processor: object, violation: ProcessorViolation[Any]) -> None:
+    """Report ``violation`` to ``processor.on_violation`` (sync or async), if it has one.
+
+    What the callback raises is logged and swallowed (D8): a reporting hook never changes the
+    run's outcome. The runner calls this for every ``abort()``; a built-in detector calls it
+    once for every detection it makes under a non-blocking strategy (redact, warn, filter).
+    """
+    callback = getattr(processor, "on_violation", None)
+    if not callable(callback):
+        return
+    try:
+        result = callback(violation)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:
+        logger.exception("on_violation of %r raised", violation.processor_id)
 
 
 def implemented_hooks(processor: object) -> tuple[str, ...]:
