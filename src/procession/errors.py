@@ -42,6 +42,7 @@ __all__ = [
     "ToolError",
     "TripWire",
     "UnknownModelError",
+    "short_repr",
 ]
 
 MetadataT = TypeVar("MetadataT", default=Any)
@@ -64,7 +65,7 @@ class MessageError(ProcessionError, ValueError):
         self.value = value
         text = f"{path}: {problem}" if path else problem
         if value is not ...:
-            text += f" (got {_short_repr(value)})"
+            text += f" (got {short_repr(value)})"
         super().__init__(text)
 
 
@@ -256,6 +257,7 @@ class TripWire(Exception, Generic[MetadataT]):  # noqa: N818 - the seed's name
         }
 
 
-def _short_repr(value: object, limit: int = 80) -> str:
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

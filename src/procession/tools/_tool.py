@@ -44,6 +44,8 @@ class ToolContext:
     request_context: RequestContext
     abort_signal: AbortSignal | None = None
     messages: list[Any] = field(default_factory=list)
+    run_id: str = ""
+    """The run's id; with ``tool_call_id`` a stable idempotency key for the call."""
 
 
 ToolFunction: TypeAlias = Callable[..., Any]
