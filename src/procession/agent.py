@@ -27,6 +27,7 @@ from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
 from procession.memory.base import AgentMemory
 from procession.messages.message import new_id
+from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel, normalize_tool_choice
 from procession.results import AgentResult, StepResult
 from procession.signals import AbortSignal
@@ -56,6 +57,11 @@ class AgentStream:
     def run_id(self) -> str:
         """The id of this run (``runId`` on every chunk)."""
         return self._state.run_id
+
+    @property
+    def message_list(self) -> MessageList:
+        """The run's message list, for inspection once the run ended (hooks change it)."""
+        return self._state.message_list
 
     def __aiter__(self) -> AsyncIterator[Chunk]:
         if self._started:
