@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
@@ -16,27 +16,37 @@ from procession.models.base import ModelCallOptions, StreamResult
 from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, AsyncStream
 
 __all__ = [
     "ChunkStream",
+    "ClientFactory",
     "ClientOwner",
+    "StreamMapper",
+    "check_name",
     "file_url",
+    "import_openai",
     "iso_timestamp",
+    "mapped_chunks",
     "parse_args",
+    "post_stream",
     "provider_options",
     "stream_result",
     "tool_output_text",
 ]
 
+ClientFactory = Callable[[], "AsyncOpenAI"]
+"""Makes the SDK client of a model on its first request (the model closes it)."""
+
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 class ClientOwner:
-    """Holds the ``AsyncOpenAI`` client of a model: one passed in, or one it makes lazily.
+    """Holds the ``AsyncOpenAI`` client of a model: one passed in, or one it makes lazily
+    (with ``client_factory`` when given).
 
-    The client is made with ``max_retries=0``: retries belong to
-    :mod:`procession.models.retry`, which sees every provider the same way.
+    The client is made with ``max_retries=0``, and every request also asks for no SDK retry:
+    retries belong to :mod:`procession.models.retry`, which sees every provider the same way.
     """
 
     def __init__(
@@ -46,31 +56,33 @@ class ClientOwner:
         base_url: str | None,
         client: AsyncOpenAI | None,
         headers: Mapping[str, str] | None,
+        client_factory: ClientFactory | None = None,
     ) -> None:
+        if client is not None and client_factory is not None:
+            raise ConfigurationError("give either client or client_factory, not both")
         self._api_key = api_key
         self._base_url = base_url
         self._headers = dict(headers or {})
         self._client = client
+        self._factory = client_factory
         self._owns_client = client is None
 
     @property
     def client(self) -> AsyncOpenAI:
         """The SDK client (made on first use)."""
         if self._client is None:
-            try:
-                import openai
-            except ImportError as exc:  # pragma: no cover - depends on the environment
-                raise ConfigurationError(
-                    "the OpenAI adapters need the 'openai' package: "
-                    "pip install 'procession[openai]'"
-                ) from exc
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                default_headers=self._headers or None,
-                max_retries=0,
-            )
+            self._client = self._factory() if self._factory is not None else self._make()
         return self._client
+
+    def _make(self) -> AsyncOpenAI:
+        openai = import_openai()
+        client: AsyncOpenAI = openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            default_headers=self._headers or None,
+            max_retries=0,
+        )
+        return client
 
     async def aclose(self) -> None:
         """Close the HTTP client if this model made it."""
@@ -134,6 +146,71 @@ class ChunkStream:
             aclose = getattr(self._chunks, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+class StreamMapper(Protocol):
+    """Turns a stream's events (dicts) into chunks; one instance per call."""
+
+    def feed(self, data: dict[str, Any]) -> list[Chunk]:
+        """The chunks of one event."""
+        ...
+
+    def finish(self) -> list[Chunk]:
+        """The closing chunks once the stream has ended."""
+        ...
+
+
+async def mapped_chunks(events: AsyncIterator[Any], mapper: StreamMapper) -> AsyncIterator[Chunk]:
+    """The chunks ``mapper`` makes of ``events``, then its closing chunks."""
+    feed = mapper.feed
+    async for event in events:
+        for chunk in feed(event):
+            yield chunk
+    for chunk in mapper.finish():
+        yield chunk
+
+
+def check_name(argument: str, value: object) -> str:
+    """``value`` if it is a non-empty string, else a :class:`ConfigurationError` naming
+    ``argument``."""
+    if not isinstance(value, str) or not value:
+        raise ConfigurationError(f"{argument}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def import_openai() -> Any:
+    """The ``openai`` module, or a :class:`ConfigurationError` saying how to install it."""
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ConfigurationError(
+            "the OpenAI adapters need the 'openai' package: pip install 'procession[openai]'"
+        ) from exc
+    return openai
+
+
+def post_stream(
+    client: AsyncOpenAI, path: str, body: dict[str, Any], headers: Mapping[str, str]
+) -> Awaitable[Any]:
+    """``POST path`` through the SDK client, streamed, each event read as a plain dict.
+
+    The SDK still does everything a request needs (its base URL, auth headers, Azure
+    deployment routes, SSE decoding, ``APIStatusError`` for a refused request and
+    ``APIError`` for an error event); only the per-event conversion to typed models is left
+    out, because the mappers read dicts anyway (and dicts keep every vendor field).
+    """
+    stream_cls: type[AsyncStream[object]] = import_openai().AsyncStream[object]
+    options: dict[str, Any] = {"max_retries": 0}
+    if headers:
+        options["headers"] = dict(headers)
+    return client.post(
+        path,
+        body=body,
+        cast_to=object,
+        stream=True,
+        stream_cls=stream_cls,
+        options=cast(Any, options),
+    )
 
 
 def map_sdk_error(exc: BaseException, request_body: object) -> APICallError | None:
