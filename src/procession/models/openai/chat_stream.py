@@ -14,6 +14,7 @@ for all of them:
   apart from completion tokens (xAI) are added to the output tokens;
 * Azure's first chunk (``prompt_filter_results``, no id, model or time) gives no response
   metadata; its filter results go to the provider metadata;
+* a ``finish_reason`` beside the choices (Together) counts too;
 * ``x_groq.error`` ends the stream with an :class:`APICallError` (an ``error`` object in a
   chunk is raised by the SDK itself).
 """
@@ -36,6 +37,7 @@ __all__ = ["ChatStreamMapper", "chat_finish_reason", "openai_call_id", "short_ca
 _FINISH_REASONS = {
     "stop": "stop",
     "eos": "stop",
+    "stop_sequence": "stop",
     "end_turn": "stop",
     "length": "length",
     "model_length": "length",
@@ -123,6 +125,8 @@ class ChatStreamMapper:
             filters = choice.get("content_filter_results")
             if filters:
                 self._extra["contentFilterResults"] = filters
+        if data.get("finish_reason") is not None:  # Together may put it beside the choices
+            self._raw_reason = data["finish_reason"]
         return out
 
     def finish(self) -> list[Chunk]:
