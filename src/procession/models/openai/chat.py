@@ -13,7 +13,6 @@ from procession.models.openai.common import (
     ClientFactory,
     ClientOwner,
     check_name,
-    mapped_chunks,
     post_stream,
     start_call,
     stream_result,
@@ -104,8 +103,7 @@ class OpenAIChatModel:
             lambda: post_stream(client, "/chat/completions", body, headers), options, body
         )
         mapper = ChatStreamMapper(self.provider, self.dialect.new_call_id)
-        chunks = mapped_chunks(sdk_stream, mapper)
-        return stream_result(sdk_stream, chunks, options, body, warnings)
+        return stream_result(sdk_stream, mapper, options, body, warnings)
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, provider={self.provider!r})"

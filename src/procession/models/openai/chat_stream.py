@@ -183,6 +183,14 @@ class ChatStreamMapper:
             self._usage = x_groq["usage"]
 
     def _delta(self, delta: Data, out: list[Chunk]) -> None:
+        content = delta.get("content")
+        if len(delta) == 1 and type(content) is str:  # a plain text delta: the hot path
+            if content:
+                if self._text_open:
+                    out.append(Chunk("text-delta", {"id": TEXT_ID, "text": content}))
+                else:
+                    self._text(content, out)
+            return
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         details = delta.get("reasoning_details")
         if details:
@@ -191,7 +199,6 @@ class ChatStreamMapper:
                 reasoning = text
         if isinstance(reasoning, str) and reasoning:
             self._reasoning(reasoning, out)
-        content = delta.get("content")
         if content:
             if isinstance(content, str):
                 self._text(content, out)

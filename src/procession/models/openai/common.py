@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -27,7 +27,6 @@ __all__ = [
     "file_url",
     "import_openai",
     "iso_timestamp",
-    "mapped_chunks",
     "parse_args",
     "post_stream",
     "provider_options",
@@ -91,40 +90,83 @@ class ClientOwner:
             self._client = None
 
 
+class StreamMapper(Protocol):
+    """Turns a stream's events (dicts) into chunks; one instance per call."""
+
+    def feed(self, data: Any) -> list[Chunk]:
+        """The chunks of one event."""
+        ...
+
+    def finish(self) -> list[Chunk]:
+        """The closing chunks once the stream has ended."""
+        ...
+
+
 class ChunkStream:
-    """The ``StreamResult.stream`` of the adapters: an async iterator of chunks that
+    """The ``StreamResult.stream`` of the adapters: the chunks ``mapper`` makes of the SDK
+    stream's events, then its closing chunks. It
 
     * maps SDK exceptions raised while reading to :class:`APICallError`;
     * closes the HTTP response on :meth:`aclose`, on the end of the stream, on an error and
       when ``abort_signal`` fires (the read in progress is interrupted at once).
+
+    It is a plain class (no generator in between): per event it awaits the SDK stream's own
+    ``__anext__`` once and hands out the mapped chunks from a buffer.
     """
+
+    __slots__ = (
+        "_close",
+        "_closed",
+        "_feed",
+        "_mapper",
+        "_next",
+        "_pending",
+        "_request_body",
+        "_signal",
+    )
 
     def __init__(
         self,
-        chunks: AsyncIterator[Chunk],
+        events: Any,
+        mapper: StreamMapper,
         close: Callable[[], Awaitable[None]],
         *,
         abort_signal: AbortSignal | None,
         request_body: object,
     ) -> None:
-        self._chunks = chunks
+        self._next: Callable[[], Awaitable[Any]] = events.__anext__
+        self._mapper = mapper
+        self._feed = mapper.feed
         self._close = close
         self._signal = abort_signal
         self._request_body = request_body
+        self._pending: list[Chunk] = []  # reversed: the next chunk is last
         self._closed = False
 
     def __aiter__(self) -> ChunkStream:
         return self
 
     async def __anext__(self) -> Chunk:
+        pending = self._pending
+        if pending:
+            return pending.pop()
         if self._closed:
             raise StopAsyncIteration
         try:
-            with cancel_on_abort(self._signal):
-                return await self._chunks.__anext__()
+            while True:
+                if self._signal is None:
+                    event = await self._next()
+                else:
+                    with cancel_on_abort(self._signal):
+                        event = await self._next()
+                chunks = self._feed(event)
+                if chunks:
+                    break
         except StopAsyncIteration:
+            chunks = self._mapper.finish()
             await self.aclose()
-            raise
+            if not chunks:
+                raise
         except APICallError:
             await self.aclose()
             raise
@@ -134,40 +176,19 @@ class ChunkStream:
             if mapped is None:
                 raise
             raise mapped from exc
+        if len(chunks) > 1:
+            chunks.reverse()
+            self._pending = chunks
+            return chunks.pop()
+        return chunks[0]
 
     async def aclose(self) -> None:
         """Stop the stream and close the HTTP response (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        try:
-            await self._close()
-        finally:
-            aclose = getattr(self._chunks, "aclose", None)
-            if aclose is not None:
-                await aclose()
-
-
-class StreamMapper(Protocol):
-    """Turns a stream's events (dicts) into chunks; one instance per call."""
-
-    def feed(self, data: dict[str, Any]) -> list[Chunk]:
-        """The chunks of one event."""
-        ...
-
-    def finish(self) -> list[Chunk]:
-        """The closing chunks once the stream has ended."""
-        ...
-
-
-async def mapped_chunks(events: AsyncIterator[Any], mapper: StreamMapper) -> AsyncIterator[Chunk]:
-    """The chunks ``mapper`` makes of ``events``, then its closing chunks."""
-    feed = mapper.feed
-    async for event in events:
-        for chunk in feed(event):
-            yield chunk
-    for chunk in mapper.finish():
-        yield chunk
+        self._pending = []
+        await self._close()
 
 
 def check_name(argument: str, value: object) -> str:
@@ -289,14 +310,14 @@ def warn_unsupported(
 
 def stream_result(
     sdk_stream: Any,
-    chunks: AsyncIterator[Chunk],
+    mapper: StreamMapper,
     options: ModelCallOptions,
     body: dict[str, Any],
     warnings: list[dict[str, Any]],
 ) -> StreamResult:
     """The :class:`StreamResult` of a started SDK stream, read through :class:`ChunkStream`."""
     stream = ChunkStream(
-        chunks, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
+        sdk_stream, mapper, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
     )
     return StreamResult(
         stream=stream,

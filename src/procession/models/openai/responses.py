@@ -10,7 +10,6 @@ from procession.models.openai.common import (
     ClientFactory,
     ClientOwner,
     check_name,
-    mapped_chunks,
     post_stream,
     start_call,
     stream_result,
@@ -79,8 +78,8 @@ class OpenAIResponsesModel:
         sdk_stream = await start_call(
             lambda: post_stream(client, "/responses", body, headers), options, body
         )
-        chunks = mapped_chunks(sdk_stream, ResponsesStreamMapper(self.provider))
-        return stream_result(sdk_stream, chunks, options, body, warnings)
+        mapper = ResponsesStreamMapper(self.provider)
+        return stream_result(sdk_stream, mapper, options, body, warnings)
 
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self.model_id!r}, provider={self.provider!r})"
