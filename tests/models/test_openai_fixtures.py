@@ -22,8 +22,15 @@ from procession.models.openai import (
     OpenAIResponsesModel,
 )
 from procession.models.openai.responses_request import responses_input
+from procession.models.openai.responses_stream import ResponsesStreamMapper
 from tests.models.helpers import HELLO, of_type, types
-from tests.models.openai_server import OpenAIServer, fixture_events, fixture_reply
+from tests.models.openai_server import (
+    OpenAIServer,
+    chat_chunk,
+    chat_stream,
+    fixture_events,
+    fixture_reply,
+)
 
 WEATHER: ToolDefinition = {
     "type": "function",
@@ -408,3 +415,41 @@ async def test_responses_nested_errors(
     assert types(seen) == ["response-metadata"]
     assert error.message.startswith(message)
     assert (error.status_code, error.is_retryable) == (status, retryable)
+
+
+@pytest.mark.asyncio
+async def test_a_bare_error_object_in_a_chat_stream(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    error = {
+        "object": "error",
+        "message": "Service tier capacity exceeded",
+        "type": "service_unavailable",
+        "param": None,
+        "code": None,
+    }
+    server.reply(chat_stream(chat_chunk({"content": "Hi"}), error))
+    result = await _chat(client, "mistral", MISTRAL).do_stream(OPTIONS)
+    seen: list[Chunk] = []
+
+    async def consume() -> None:
+        async for chunk in result.stream:
+            seen.append(chunk)
+
+    with pytest.raises(APICallError) as caught:
+        await consume()
+    assert _text(seen) == "Hi"
+    assert caught.value.message == "Service tier capacity exceeded"
+    assert (caught.value.status_code, caught.value.is_retryable) == (503, True)
+
+
+def test_responses_events_wrapped_by_older_sdks_are_unwrapped() -> None:
+    mapper = ResponsesStreamMapper("openai")
+    event = {"type": "response.output_text.delta", "item_id": "msg_1", "delta": "Hi"}
+    (chunk,) = mapper.feed({"event": "response.output_text.delta", "data": event})
+    assert (chunk.type, chunk.payload) == ("text-delta", {"id": "msg_1", "text": "Hi"})
+    with pytest.raises(APICallError) as caught:
+        mapper.feed(
+            {"event": "error", "data": {"type": "error", "code": "server_error", "message": "boom"}}
+        )
+    assert (caught.value.message, caught.value.status_code) == ("boom", 500)

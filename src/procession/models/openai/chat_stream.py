@@ -15,8 +15,8 @@ for all of them:
 * Azure's first chunk (``prompt_filter_results``, no id, model or time) gives no response
   metadata; its filter results go to the provider metadata;
 * a ``finish_reason`` beside the choices (Together) counts too;
-* ``x_groq.error`` ends the stream with an :class:`APICallError` (an ``error`` object in a
-  chunk is raised by the SDK itself).
+* ``x_groq.error``, or a bare error object (``"object": "error"``), ends the stream with an
+  :class:`APICallError` (an ``error`` object in a chunk is raised by the SDK itself).
 """
 
 from __future__ import annotations
@@ -125,6 +125,8 @@ class ChatStreamMapper:
             filters = choice.get("content_filter_results")
             if filters:
                 self._extra["contentFilterResults"] = filters
+        elif data.get("object") == "error" or data.get("type") == "error":
+            raise stream_error(None, data)  # a bare error object (vLLM, Mistral shapes)
         if data.get("finish_reason") is not None:  # Together may put it beside the choices
             self._raw_reason = data["finish_reason"]
         return out

@@ -100,51 +100,56 @@ class ResponsesStreamMapper:
     def _item_added(self, event: Event, out: Out) -> None:
         item = event.get("item") or {}
         kind = item.get("type")
+        item_id = item.get("id") or ""
         if kind == "message":
-            out.append(Chunk("text-start", {"id": item["id"]}))
+            out.append(Chunk("text-start", {"id": item_id}))
         elif kind == "function_call":
-            self._calls[item["id"]] = (item["call_id"], item["name"])
+            call = (item.get("call_id") or item_id, item.get("name") or "")
+            self._calls[item_id] = call
             out.append(
                 Chunk(
-                    "tool-call-input-streaming-start",
-                    {"toolCallId": item["call_id"], "toolName": item["name"]},
+                    "tool-call-input-streaming-start", {"toolCallId": call[0], "toolName": call[1]}
                 )
             )
         elif kind == "reasoning":
-            self._open_reasoning(item["id"], 0, out)
+            self._open_reasoning(item_id, 0, out)
 
     def _item_done(self, event: Event, out: Out) -> None:
         item = event.get("item") or {}
         kind = item.get("type")
+        item_id = item.get("id") or ""
         if kind == "message":
-            out.append(Chunk("text-end", {"id": item["id"]}))
+            out.append(Chunk("text-end", {"id": item_id}))
         elif kind == "function_call":
             self._saw_function_call = True
-            out.append(Chunk("tool-call-input-streaming-end", {"toolCallId": item["call_id"]}))
+            call_id = item.get("call_id") or item_id
+            out.append(Chunk("tool-call-input-streaming-end", {"toolCallId": call_id}))
             out.append(
                 Chunk(
                     "tool-call",
                     {
-                        "toolCallId": item["call_id"],
-                        "toolName": item["name"],
+                        "toolCallId": call_id,
+                        "toolName": item.get("name") or "",
                         "args": parse_args(item.get("arguments") or ""),
                     },
                 )
             )
         elif kind == "reasoning":
-            if item["id"] not in self._reasoning:
-                self._open_reasoning(item["id"], 0, out)
-            self._close_reasoning(item["id"], out, item.get("encrypted_content"))
+            if item_id not in self._reasoning:
+                self._open_reasoning(item_id, 0, out)
+            self._close_reasoning(item_id, out, item.get("encrypted_content"))
         elif kind in BUILTIN_TOOL_ITEMS:
             _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], out)
 
     def _text_delta(self, event: Event, out: Out) -> None:
-        out.append(Chunk("text-delta", {"id": event["item_id"], "text": event.get("delta", "")}))
+        out.append(
+            Chunk("text-delta", {"id": event.get("item_id"), "text": event.get("delta", "")})
+        )
 
     def _refusal_delta(self, event: Event, out: Out) -> None:
         delta = event.get("delta") or ""
         self._refusal.append(delta)
-        out.append(Chunk("text-delta", {"id": event["item_id"], "text": delta}))
+        out.append(Chunk("text-delta", {"id": event.get("item_id"), "text": delta}))
 
     def _annotation(self, event: Event, out: Out) -> None:
         annotation = event.get("annotation") or {}
@@ -248,7 +253,7 @@ class ResponsesStreamMapper:
 
 
 def _provider_tool(item: dict[str, Any], tool_name: str, out: Out) -> None:
-    call = {"toolCallId": item["id"], "toolName": tool_name, "providerExecuted": True}
+    call = {"toolCallId": item.get("id"), "toolName": tool_name, "providerExecuted": True}
     out.append(Chunk("tool-call", {**call, "args": {}}))
     out.append(Chunk("tool-result", {**call, "result": item}))
 
