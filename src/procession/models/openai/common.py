@@ -210,6 +210,10 @@ def import_openai() -> Any:
     return openai
 
 
+_STREAM_CLS: Any = None
+"""``openai.AsyncStream[object]``, made once."""
+
+
 def post_stream(
     client: AsyncOpenAI, path: str, body: dict[str, Any], headers: Mapping[str, str]
 ) -> Awaitable[Any]:
@@ -220,7 +224,10 @@ def post_stream(
     ``APIError`` for an error event); only the per-event conversion to typed models is left
     out, because the mappers read dicts anyway (and dicts keep every vendor field).
     """
-    stream_cls: type[AsyncStream[object]] = import_openai().AsyncStream[object]
+    global _STREAM_CLS
+    if _STREAM_CLS is None:
+        _STREAM_CLS = import_openai().AsyncStream[object]
+    stream_cls: type[AsyncStream[object]] = _STREAM_CLS
     options: dict[str, Any] = {"max_retries": 0}
     if headers:
         options["headers"] = dict(headers)
