@@ -326,6 +326,9 @@ async def test_responses_encrypted_reasoning_rides_on_the_parts(
             "toolCallId": "call_AB6AaRZ1FYZB2RwS6A5vbdqn",
             "toolName": "weather",
             "args": {"city": "Oslo"},
+            "providerMetadata": {
+                "openai": {"itemId": "fc_01830d662ab3856501693c32151234819091cfca267e98cc5f"}
+            },
         }
     ]
     assert _finish(chunks)["stepResult"]["reason"] == "tool-calls"
@@ -366,6 +369,7 @@ def test_responses_input_sends_the_reasoning_back() -> None:
             "encrypted_content": "enc",
         }
         assert items[2]["type"] == "function_call"
+        assert "id" not in items[2]  # the part had no item id
 
 
 def test_responses_input_without_encrypted_content_and_store_false() -> None:
@@ -453,3 +457,21 @@ def test_responses_events_wrapped_by_older_sdks_are_unwrapped() -> None:
             {"event": "error", "data": {"type": "error", "code": "server_error", "message": "boom"}}
         )
     assert (caught.value.message, caught.value.status_code) == ("boom", 500)
+
+
+def test_responses_input_gives_function_calls_their_item_id() -> None:
+    call = {
+        "type": "tool-call",
+        "toolCallId": "c1",
+        "toolName": "weather",
+        "input": {"city": "Oslo"},
+        "providerOptions": {"openai": {"itemId": "fc_1"}},
+    }
+    (item,) = responses_input([{"role": "assistant", "content": [call]}])
+    assert item == {
+        "type": "function_call",
+        "call_id": "c1",
+        "name": "weather",
+        "arguments": '{"city": "Oslo"}',
+        "id": "fc_1",
+    }

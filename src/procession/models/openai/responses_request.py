@@ -181,14 +181,16 @@ def _assistant_items(
                 {"role": "assistant", "content": [{"type": "output_text", "text": part["text"]}]}
             )
         elif kind == "tool-call" and not part.get("providerExecuted"):
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": part["toolCallId"],
-                    "name": part["toolName"],
-                    "arguments": json.dumps(part["input"]),
-                }
-            )
+            call = {
+                "type": "function_call",
+                "call_id": part["toolCallId"],
+                "name": part["toolName"],
+                "arguments": json.dumps(part["input"]),
+            }
+            item_id = _openai_meta(part).get("itemId")
+            if isinstance(item_id, str) and item_id:
+                call["id"] = item_id  # the output item it was, for the reasoning before it
+            items.append(call)
     return items
 
 

@@ -131,6 +131,7 @@ class ResponsesStreamMapper:
                         "toolCallId": call_id,
                         "toolName": item.get("name") or "",
                         "args": parse_args(item.get("arguments") or ""),
+                        "providerMetadata": {self._provider: {"itemId": item_id}},
                     },
                 )
             )
