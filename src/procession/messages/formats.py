@@ -104,7 +104,10 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
         elif isinstance(part, ReasoningPart):
             if results:
                 flush()
-            assistant.append({"type": "reasoning", "text": part.reasoning})
+            reasoning: dict[str, Any] = {"type": "reasoning", "text": part.reasoning}
+            if part.provider_metadata:  # signatures, item ids: the provider needs them back
+                reasoning["providerOptions"] = part.provider_metadata
+            assistant.append(reasoning)
         elif isinstance(part, FilePart):
             assistant.append({"type": "file", "data": part.data, "mediaType": part.mime_type})
     if not assistant and not results and message.content.content and not message.content.parts:
