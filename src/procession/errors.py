@@ -109,6 +109,8 @@ class APICallError(ModelError):
         url: The URL that was called, when known.
         request_body: The request body that was sent, when known.
         data: Provider-specific error data parsed from the body, when known.
+        retry_after: The delay (seconds) named in the response body, such as Gemini's
+            ``RetryInfo.retryDelay``; it wins over the ``Retry-After`` headers.
     """
 
     def __init__(
@@ -122,6 +124,7 @@ class APICallError(ModelError):
         url: str | None = None,
         request_body: object = None,
         data: object = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -138,10 +141,14 @@ class APICallError(ModelError):
         self.url = url
         self.request_body = request_body
         self.data = data
+        self._retry_after = retry_after
 
     @property
     def retry_after(self) -> float | None:
-        """Seconds the provider asked us to wait (``retry-after`` or ``retry-after-ms``)."""
+        """Seconds the provider asked us to wait: the delay given in the body, else the
+        ``retry-after-ms`` or ``retry-after`` header."""
+        if self._retry_after is not None:
+            return self._retry_after
         headers = self.response_headers
         if "retry-after-ms" in headers:
             try:
