@@ -48,7 +48,7 @@ def finish_reason(stop_reason: str | None) -> str:
 
 def _dump(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
-    return dump(mode="json", exclude_none=True) if dump is not None else value
+    return dump(mode="json", exclude_none=True, warnings=False) if dump is not None else value
 
 
 @dataclass(slots=True)
