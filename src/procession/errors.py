@@ -118,6 +118,8 @@ class APICallError(ModelError):
         url: The URL that was called, when known.
         request_body: The request body that was sent, when known.
         data: Provider-specific error data parsed from the body, when known.
+        retry_after: The delay (seconds) named in the response body, such as Gemini's
+            ``RetryInfo.retryDelay``; it wins over the ``Retry-After`` headers.
     """
 
     def __init__(

@@ -55,7 +55,6 @@ async def test_responses_store_false_sends_the_encrypted_reasoning_back(
     assert items[2]["call_id"] == items[3]["call_id"] == "call_AB6AaRZ1FYZB2RwS6A5vbdqn"
 
 
-@pytest.mark.skip(reason="needs loop: tool-call parts keep the chunk's providerMetadata")
 @pytest.mark.asyncio
 async def test_responses_function_call_goes_back_with_its_item_id(
     server: OpenAIServer, client: AsyncOpenAI

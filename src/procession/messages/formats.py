@@ -53,6 +53,14 @@ def _user_content(message: Message) -> list[dict[str, Any]]:
     return content
 
 
+def _with_options(prompt_part: dict[str, Any], part: Any) -> dict[str, Any]:
+    """Hand a stored part's provider metadata (thought signatures, ...) back to the provider
+    as the prompt part's ``providerOptions``, as the AI SDK does."""
+    if part.provider_metadata:
+        prompt_part["providerOptions"] = part.provider_metadata
+    return prompt_part
+
+
 def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
     """Split an assistant message into assistant / tool message pairs, one per step."""
     assistant: list[dict[str, Any]] = []
@@ -71,7 +79,7 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
             if results:
                 flush()
             if part.text:
-                assistant.append({"type": "text", "text": part.text})
+                assistant.append(_with_options({"type": "text", "text": part.text}, part))
         elif isinstance(part, ToolInvocationPart):
             inv = part.tool_invocation
             if inv.state == "result":
@@ -92,6 +100,7 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
                 "toolName": inv.tool_name,
                 "output": output,
             }
+            _with_options(call, part)
             if part.provider_executed:
                 call["providerExecuted"] = True
                 assistant.append(call)
@@ -104,10 +113,7 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
         elif isinstance(part, ReasoningPart):
             if results:
                 flush()
-            reasoning: dict[str, Any] = {"type": "reasoning", "text": part.reasoning}
-            if part.provider_metadata:  # signatures, item ids: the provider needs them back
-                reasoning["providerOptions"] = part.provider_metadata
-            assistant.append(reasoning)
+            assistant.append(_with_options({"type": "reasoning", "text": part.reasoning}, part))
         elif isinstance(part, FilePart):
             assistant.append({"type": "file", "data": part.data, "mediaType": part.mime_type})
     if not assistant and not results and message.content.content and not message.content.parts:
