@@ -84,7 +84,7 @@ from procession.processors import (
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
-from procession.tools import Tool, ToolContext, ToolWriter, tool
+from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
 
 if TYPE_CHECKING:
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
@@ -162,6 +162,7 @@ __all__ = [
     "ToolChoice",
     "ToolContext",
     "ToolDefinition",
+    "ToolDescriptionWarning",
     "ToolError",
     "ToolInvocation",
     "ToolInvocationPart",
