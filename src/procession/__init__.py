@@ -12,6 +12,7 @@ from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
     APICallError,
     ConfigurationError,
+    MCPConnectionError,
     MessageError,
     ModelError,
     ProcessionError,
@@ -21,6 +22,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -119,6 +121,8 @@ __all__ = [
     "FilePart",
     "InputProcessor",
     "LanguageModel",
+    "MCPClient",
+    "MCPConnectionError",
     "Memory",
     "Message",
     "MessageContent",
@@ -179,6 +183,7 @@ __all__ = [
     "__version__",
     "finish_chunk",
     "get_text",
+    "mcp_tools",
     "message_from_dict",
     "message_to_dict",
     "messages_from_json",

@@ -1,7 +1,7 @@
 """Reading a tool function's docstring: its prose and its parameter descriptions.
 
 Google, NumPy and Sphinx (reST) styles are read by ``docstring-parser``, which picks the style
-that finds the most sections (``docs/decisions/0007-docstring-parser.md``). It is imported only
+that finds the most sections (``docs/decisions/0009-docstring-parser.md``). It is imported only
 when a tool is built, so ``import procession`` stays fast.
 """
 
