@@ -222,10 +222,15 @@ async def test_closing_stops_the_server_and_later_calls_fail() -> None:
     client = MCPClient(stdio=stdio_command())
     with pytest.raises(MCPConnectionError, match="not connected; use `async with"):
         client.tools()
+    with pytest.raises(MCPConnectionError, match="not connected"):
+        _ = client.session
     async with client:
         pid = (await client.call_tool("pid"))["result"]
         add = {t.name: t for t in client.tools()}["add"]
+        await client.session.send_ping()  # the SDK session, for what procession does not wrap
     assert wait_until_gone(pid)
+    with pytest.raises(MCPConnectionError, match="not connected"):
+        _ = client.session
     with pytest.raises(MCPConnectionError, match="the client was closed"):
         await add.execute({"a": 1, "b": 2}, _context("add"))
     await client.aclose()  # closing twice is harmless

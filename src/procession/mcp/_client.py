@@ -7,13 +7,16 @@ import logging
 from collections.abc import Collection, Mapping, Sequence
 from os import PathLike
 from types import TracebackType
-from typing import Any, Self, TextIO
+from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from procession.errors import MCPConnectionError, ToolError
 from procession.mcp._connection import Connection, closed_connection
 from procession.mcp._options import ServerOptions, server_options
 from procession.mcp._results import tool_result
 from procession.tools import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 __all__ = ["MCPClient", "mcp_tools"]
 
@@ -115,6 +118,18 @@ class MCPClient:
         """Whether a session with the server is open and alive."""
         connection = self._connection
         return connection is not None and connection.lost is None
+
+    @property
+    def session(self) -> ClientSession:
+        """The live SDK session, for what procession does not wrap (resources, prompts...).
+
+        Raises:
+            MCPConnectionError: The client is not connected.
+        """
+        connection = self._connection
+        if connection is None or connection.session is None or connection.lost is not None:
+            raise MCPConnectionError(f"MCP server {self.name!r}: not connected")
+        return connection.session
 
     async def __aenter__(self) -> Self:
         await self.connect()
