@@ -16,7 +16,14 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from procession import MCPConnectionError, RequestContext, ToolContext, ToolError, ToolWriter
+from procession import (
+    ConfigurationError,
+    MCPConnectionError,
+    RequestContext,
+    ToolContext,
+    ToolError,
+    ToolWriter,
+)
 from procession.mcp import MCPClient
 
 from .mcp_helpers import cancelled_labels, stdio_command, wait_until_gone
@@ -91,6 +98,22 @@ async def test_an_unknown_tool_and_bad_arguments_are_tool_errors(client: MCPClie
         await client.call_tool("missing")
     with pytest.raises(ToolError, match="validation error"):
         await client.call_tool("add", {"a": "two", "b": 3})
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        ({"name": ""}, "call_tool name: expected a tool name"),
+        ({"name": "add", "arguments": [1, 2]}, "call_tool arguments: expected a mapping"),
+        ({"name": "add", "timeout": 0}, "call_tool timeout: expected a positive number"),
+        ({"name": "add", "timeout": True}, "call_tool timeout: expected a positive number"),
+    ],
+)
+async def test_wrong_call_arguments_are_configuration_errors(
+    client: MCPClient, call: dict[str, Any], message: str
+) -> None:  # D35
+    with pytest.raises(ConfigurationError, match=message):
+        await client.call_tool(**call)
 
 
 async def test_a_tool_object_calls_the_server(client: MCPClient) -> None:

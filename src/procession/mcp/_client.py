@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Self, TextIO
 
 from procession.errors import MCPConnectionError, ToolError
 from procession.mcp._connection import Connection, closed_connection
-from procession.mcp._options import ServerOptions, server_options
+from procession.mcp._options import ServerOptions, check_call, server_options
 from procession.mcp._results import tool_result
 from procession.tools import Tool, ToolContext
 
@@ -194,11 +194,12 @@ class MCPClient:
         given, receives the server's progress reports as ``data-mcp-progress`` chunks.
 
         Raises:
+            ConfigurationError: ``name``, ``arguments`` or ``timeout`` is of the wrong kind.
             ToolError: The tool reported an error, the server refused the call, or it took
                 longer than ``timeout`` seconds.
             MCPConnectionError: The server could not be reached, or went away during the call.
         """
-        limit = self.options.timeout if timeout is _UNSET else timeout
+        limit = check_call(name, arguments, self.options.timeout if timeout is _UNSET else timeout)
         progress = _progress(context, name) if context is not None else None
         connection = await self._live()
         session = connection.session

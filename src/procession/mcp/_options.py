@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from procession.errors import ConfigurationError
 
-__all__ = ["ServerOptions", "server_options"]
+__all__ = ["ServerOptions", "check_call", "server_options"]
 
 _PREFIX = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -84,6 +84,17 @@ def _command_name(command: tuple[str, ...]) -> str:
     argument other than options."""
     words = [word for word in command[1:] if not word.startswith("-")] or [command[0]]
     return Path(words[0]).name or command[0]
+
+
+def check_call(name: object, arguments: object, timeout: object) -> float | None:
+    """Check ``MCPClient.call_tool``'s arguments; return the timeout in seconds."""
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError(f"MCPClient.call_tool name: expected a tool name, got {name!r}")
+    if arguments is not None and not isinstance(arguments, Mapping):
+        raise ConfigurationError(
+            f"MCPClient.call_tool arguments: expected a mapping, got {arguments!r}"
+        )
+    return _seconds("call_tool timeout", timeout, optional=True)
 
 
 def _transport(stdio: object, url: object) -> tuple[tuple[str, ...] | None, str | None]:
