@@ -23,6 +23,8 @@ __all__ = ["MCPClient", "mcp_tools"]
 logger = logging.getLogger("procession.mcp")
 
 _UNSET: Any = object()
+_PAGE_LIMIT = 100
+"""At most this many pages of ``tools/list``."""
 
 
 class MCPClient:
@@ -245,7 +247,7 @@ class MCPClient:
         assert session is not None
         listed: list[Any] = []
         cursor: str | None = None
-        while True:
+        for _ in range(_PAGE_LIMIT):  # a server whose pages never end cannot hang us
             page = await session.list_tools(params=_page(cursor))
             listed.extend(page.tools)
             cursor = page.next_cursor

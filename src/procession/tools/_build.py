@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import inspect
 import logging
+import os
 import sys
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from procession.errors import ConfigurationError
@@ -26,7 +26,8 @@ __all__ = ["ToolDescriptionWarning", "build_tool"]
 
 logger = logging.getLogger("procession.tools")
 
-_PACKAGE_DIR = str(Path(__file__).resolve().parent.parent)
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
+"""procession's own files: code objects carry the same path form as ``__file__``."""
 
 
 class ToolDescriptionWarning(UserWarning):
