@@ -163,6 +163,18 @@ def test_a_plain_function_given_to_an_agent_warns_at_the_callers_line() -> None:
     assert caught[0].filename == __file__
 
 
+def test_an_agent_given_an_undocumented_function_warns_at_the_agents_line() -> None:
+    from procession import Agent
+    from procession.testing import ScriptedModel
+
+    def bare(x: int) -> int:
+        return x
+
+    with pytest.warns(ToolDescriptionWarning, match="'bare' has no description") as caught:
+        Agent(id="a", model=ScriptedModel([]), tools=[bare])
+    assert caught[0].filename == __file__
+
+
 def test_an_explicit_description_or_a_docstring_does_not_warn() -> None:
     def bare(x: int) -> int:
         return x

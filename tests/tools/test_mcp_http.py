@@ -3,8 +3,10 @@ time-outs, and a server that restarts (its sessions forgotten)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
+from typing import Any
 
+import httpx2
 import pytest
 import pytest_asyncio
 
@@ -42,6 +44,24 @@ async def test_tools_and_results_are_the_same_as_over_stdio(client: MCPClient) -
 
 async def test_headers_reach_the_server(client: MCPClient) -> None:
     assert await client.call_tool("header", {"name": "X-Tenant"}) == {"result": "acme"}
+
+
+class BearerToken(httpx2.Auth):
+    """Adds a bearer token to every request, as an OAuth provider would."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def auth_flow(self, request: httpx2.Request) -> Generator[httpx2.Request, Any, None]:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+async def test_an_auth_reaches_the_server(port: int) -> None:
+    async with MCPClient(url=url(port), auth=BearerToken("s3cret")) as client:
+        assert await client.call_tool("header", {"name": "Authorization"}) == {
+            "result": "Bearer s3cret"
+        }
 
 
 async def test_errors_and_timeouts_are_tool_errors(client: MCPClient) -> None:

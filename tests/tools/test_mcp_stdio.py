@@ -227,6 +227,16 @@ async def test_a_server_that_exits_at_start_is_a_connection_error_with_its_stder
     assert not client.connected
 
 
+async def test_stderr_can_go_to_a_file_of_ones_own(tmp_path: Path) -> None:
+    log = tmp_path / "server.log"
+    with log.open("w") as sink:
+        client = MCPClient(stdio=stdio_command("--fail-at-start"), stderr=sink)
+        with pytest.raises(MCPConnectionError) as caught:
+            await client.connect()
+    assert "stderr ended with" not in str(caught.value)
+    assert log.read_text() == "cannot start: missing configuration\n"
+
+
 async def test_a_missing_command_is_a_connection_error() -> None:
     with pytest.raises(MCPConnectionError, match="'no-such-mcp-server' could not connect: File"):
         await MCPClient(stdio=["no-such-mcp-server", "--flag"]).connect()
