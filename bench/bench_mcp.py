@@ -1,9 +1,10 @@
 """What an MCP tool call costs through procession, against the bare SDK session.
 
 Starts ``tests/tools/mcp_server.py`` over stdio and over streamable HTTP on 127.0.0.1, then
-times ``--calls`` sequential calls of its ``add`` tool three ways: the SDK's
-``ClientSession.call_tool`` alone, ``MCPClient.call_tool``, and ``Tool.execute`` (what a run
-does), and the same number of calls made ``--concurrency`` at a time through ``Tool.execute``::
+times ``--calls`` sequential calls of its ``add`` tool three ways, taking turns call by call:
+the SDK's ``ClientSession.call_tool`` alone, ``MCPClient.call_tool``, and ``Tool.execute``
+(what a run does); then the same number of calls made ``--concurrency`` at a time through
+``Tool.execute``::
 
     .venv/bin/python bench/bench_mcp.py --calls 500 --concurrency 20
 """
@@ -25,7 +26,22 @@ from procession.mcp import MCPClient
 SERVER = str(Path(__file__).resolve().parents[1] / "tests" / "tools" / "mcp_server.py")
 
 
-async def _timed(calls: int, concurrency: int, one: Callable[[int], Awaitable[Any]]) -> float:
+Call = Callable[[int], Awaitable[Any]]
+
+
+async def _interleaved(calls: int, ways: dict[str, Call]) -> dict[str, float]:
+    """Microseconds per call of each way, the ways taking turns call by call (so a noisy
+    moment on a shared machine costs them all alike)."""
+    spent = dict.fromkeys(ways, 0.0)
+    for i in range(calls):
+        for name, one in ways.items():
+            started = time.perf_counter()
+            await one(i)
+            spent[name] += time.perf_counter() - started
+    return {name: total / calls * 1e6 for name, total in spent.items()}
+
+
+async def _concurrent(calls: int, concurrency: int, one: Call) -> float:
     """Microseconds per call, ``concurrency`` calls in flight at a time."""
     started = time.perf_counter()
     for first in range(0, calls, concurrency):
@@ -34,8 +50,7 @@ async def _timed(calls: int, concurrency: int, one: Callable[[int], Awaitable[An
 
 
 async def _measure(client: MCPClient, calls: int, concurrency: int) -> dict[str, float]:
-    session = client._connection.session if client._connection else None
-    assert session is not None
+    session = client.session
     add = {t.name: t for t in client.tools()}["add"]
 
     async def emit(chunk: Any, message_id: str | None) -> None:
@@ -44,16 +59,18 @@ async def _measure(client: MCPClient, calls: int, concurrency: int) -> dict[str,
     context = ToolContext("call", "add", ToolWriter(emit), RequestContext())
     for i in range(20):  # warm up
         await add.execute({"a": i, "b": 1}, context)
-    return {
-        "SDK session": await _timed(calls, 1, lambda i: session.call_tool("add", {"a": i, "b": 1})),
-        "MCPClient.call_tool": await _timed(
-            calls, 1, lambda i: client.call_tool("add", {"a": i, "b": 1})
-        ),
-        "Tool.execute": await _timed(calls, 1, lambda i: add.execute({"a": i, "b": 1}, context)),
-        f"Tool.execute x{concurrency}": await _timed(
-            calls, concurrency, lambda i: add.execute({"a": i, "b": 1}, context)
-        ),
-    }
+    results = await _interleaved(
+        calls,
+        {
+            "SDK session": lambda i: session.call_tool("add", {"a": i, "b": 1}),
+            "MCPClient.call_tool": lambda i: client.call_tool("add", {"a": i, "b": 1}),
+            "Tool.execute": lambda i: add.execute({"a": i, "b": 1}, context),
+        },
+    )
+    results[f"Tool.execute x{concurrency}"] = await _concurrent(
+        calls, concurrency, lambda i: add.execute({"a": i, "b": 1}, context)
+    )
+    return results
 
 
 async def _run(port: int, calls: int, concurrency: int) -> dict[str, dict[str, float]]:
