@@ -12,6 +12,7 @@ from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
     APICallError,
     ConfigurationError,
+    MCPConnectionError,
     MessageError,
     ModelError,
     ProcessionError,
@@ -21,6 +22,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -84,7 +86,7 @@ from procession.processors import (
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
-from procession.tools import Tool, ToolContext, ToolWriter, tool
+from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
 
 if TYPE_CHECKING:
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
@@ -119,6 +121,8 @@ __all__ = [
     "FilePart",
     "InputProcessor",
     "LanguageModel",
+    "MCPClient",
+    "MCPConnectionError",
     "Memory",
     "Message",
     "MessageContent",
@@ -162,6 +166,7 @@ __all__ = [
     "ToolChoice",
     "ToolContext",
     "ToolDefinition",
+    "ToolDescriptionWarning",
     "ToolError",
     "ToolInvocation",
     "ToolInvocationPart",
@@ -178,6 +183,7 @@ __all__ = [
     "__version__",
     "finish_chunk",
     "get_text",
+    "mcp_tools",
     "message_from_dict",
     "message_to_dict",
     "messages_from_json",

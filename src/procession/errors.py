@@ -14,6 +14,7 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
     │   ├── APICallError        the provider rejected the call or the transport failed
     │   └── UnknownModelError   a "provider/model" id that no provider answers to
     ├── ToolError               a tool raised, or received arguments that do not validate
+    │   └── MCPConnectionError  an MCP server could not be started or reached, or went away
     ├── StructuredOutputError   the model's final output does not match the requested schema
     └── StorageError            a memory storage backend failed or refused a call
         ├── ThreadOwnershipError  a thread (or message) belongs to another resource
@@ -36,6 +37,7 @@ __all__ = [
     "APICallError",
     "ConfigurationError",
     "CorruptRecordError",
+    "MCPConnectionError",
     "MessageError",
     "ModelError",
     "ProcessionError",
@@ -218,6 +220,15 @@ class ToolError(ProcessionError):
 
     Inside a run this never escapes: it becomes a ``tool-error`` chunk and an
     ``output-error`` tool part, and the model sees the error text.
+    """
+
+
+class MCPConnectionError(ToolError, ConnectionError):
+    """An MCP server could not be started or reached, or its connection was lost.
+
+    Raised by ``MCPClient`` when it connects; inside a run, a tool call that meets it becomes a
+    ``tool-error`` like any :class:`ToolError`. The text names the server and, for a server
+    run over stdio, ends with the last lines it wrote to stderr.
     """
 
 
