@@ -180,3 +180,12 @@ agent = Agent(id="slow", model=FunctionModel(answer))
     assert "(interrupted)" in text
     assert "word99" not in text
     assert "you said 1 things" in text  # the interrupted turn is not part of the history
+
+
+def test_ctrl_c_at_the_prompt_leaves(tmp_path: Path) -> None:
+    app = app_file(tmp_path, COUNTER_APP)
+
+    def read() -> str:
+        raise KeyboardInterrupt
+
+    assert run_chat(chat_args(str(app)), read, out=recording()) == 130

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import sys
 from collections.abc import Sequence
 
 from procession import __version__
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             status: int = args.handler(args)
         except KeyboardInterrupt:
-            _report("interrupted")
+            print("\ninterrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
         except CLIError as exc:
             _report(exc.message)

@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from procession.cli.errors import EXIT_FAILED, EXIT_OK, CLIError
+from procession.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CLIError
 from procession.cli.options import Commands, add_agent_options, add_command, add_model_options
 from procession.cli.render import StreamPrinter, console
 from procession.cli.session import Session, open_session, print_error
@@ -102,6 +102,9 @@ def _converse(
         except EOFError:
             out.print()
             return EXIT_OK
+        except KeyboardInterrupt:  # Ctrl-C at the prompt leaves
+            out.print()
+            return EXIT_INTERRUPTED
         if text.strip() in QUIT:
             return EXIT_OK
         if not text.strip():
