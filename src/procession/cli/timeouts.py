@@ -10,8 +10,9 @@ wraps any model and bounds two waits, whatever the provider:
 
 Either expiry raises :class:`ModelTimeoutError`, an :class:`~procession.errors.APICallError` that
 is retryable, so the model layer's retries and back-off (D14) apply to it as to any transport
-failure. The read limit costs the hot path one clock read per chunk: a single timer per
-stream checks the time of the last chunk, instead of one timer per chunk.
+failure. The read limit costs the hot path one clock read and two attribute writes per
+chunk: a single timer per stream checks the time of the last chunk, instead of one timer
+per chunk.
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ class BoundedModel:
         connect_timeout: Seconds the provider has to answer a call.
         read_timeout: Seconds the stream may stay silent between chunks.
 
+    A call's stream is read by one task (as the agent loop reads it, in the run's own
+    generator): the read limit cancels the task that was reading when the stream fell silent.
+
     Attributes:
         attempts: How many calls were started (the model layer's retries included); the
             command line resets it before each turn to report "gave up after N attempts".
@@ -140,10 +144,14 @@ class BoundedModel:
 
 
 class _SilenceLimit:
-    """A stream whose reads fail with :class:`ModelTimeoutError` after ``limit`` silent seconds.
+    """A stream whose reads fail with :class:`ModelTimeoutError` after ``limit`` silent
+    seconds.
 
-    Per chunk it records the time; one timer, re-armed only when it fires early, cancels the
-    waiting read once the stream has been silent for ``limit`` seconds.
+    Per chunk it records the time and whether a read is waiting; one timer, armed by the
+    first read after a quiet period and re-armed only when it fires early, cancels the
+    waiting read once the stream has been silent for ``limit`` seconds. The reading task is
+    noted when the timer is armed (one task reads a model stream, as the agent loop does),
+    which keeps ``asyncio.current_task()`` off the per-chunk path.
     """
 
     __slots__ = (
@@ -153,19 +161,25 @@ class _SilenceLimit:
         "_last",
         "_limit",
         "_loop",
+        "_next",
+        "_now",
+        "_reader",
         "_stream",
         "_timer",
-        "_waiter",
+        "_waiting",
     )
 
     def __init__(self, stream: AsyncIterator[Chunk], limit: float, endpoint: str | None) -> None:
         self._stream = stream
+        self._next = stream.__anext__  # bound once: nothing is looked up or made per chunk
         self._limit = limit
         self._endpoint = endpoint
         self._loop = asyncio.get_running_loop()
+        self._now = self._loop.time
         self._last = 0.0
-        self._waiter: asyncio.Task[Any] | None = None
+        self._reader: asyncio.Task[Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._waiting = False
         self._expired = False
         self._base = 0
 
@@ -173,36 +187,42 @@ class _SilenceLimit:
         return self
 
     async def __anext__(self) -> Chunk:
-        self._last = self._loop.time()
-        waiter = self._waiter = asyncio.current_task()
+        self._last = self._now()
         if self._timer is None:
+            self._reader = asyncio.current_task()
             self._timer = self._loop.call_at(self._last + self._limit, self._check)
+        self._waiting = True
         try:
-            return await self._stream.__anext__()
+            chunk = await self._next()
         except asyncio.CancelledError:
-            if self._expired and waiter is not None and waiter.uncancel() <= self._base:
+            self._waiting = False
+            reader = self._reader
+            if self._expired and reader is not None and reader.uncancel() <= self._base:
                 self._expired = False
                 await self.aclose()
                 raise ModelTimeoutError("read", self._limit, self._endpoint) from None
             raise
         except BaseException:
+            self._waiting = False
             self._disarm()
             raise
-        finally:
-            self._waiter = None
+        self._waiting = False
+        return chunk
 
     def _check(self) -> None:
         self._timer = None
-        waiter = self._waiter
-        if waiter is None:  # nobody is reading: the next read re-arms the timer
+        if not self._waiting:  # nobody is reading: the next read arms the timer again
             return
         deadline = self._last + self._limit
         if self._loop.time() < deadline:
             self._timer = self._loop.call_at(deadline, self._check)
             return
+        reader = self._reader
+        if reader is None or reader.done():
+            return
         self._expired = True
-        self._base = waiter.cancelling()
-        waiter.cancel()
+        self._base = reader.cancelling()
+        reader.cancel()
 
     def _disarm(self) -> None:
         if self._timer is not None:
