@@ -156,6 +156,35 @@ async def test_a_wrong_anthropic_key_says_which_variable_to_fix(tmp_path: Path) 
     )
 
 
+@pytest.mark.asyncio
+async def test_a_wrong_gemini_key_says_which_variable_to_fix(tmp_path: Path) -> None:
+    # Gemini answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID
+    body = {
+        "error": {
+            "code": 400,
+            "message": "API key not valid. Please pass a valid API key.",
+            "status": "INVALID_ARGUMENT",
+            "details": [
+                {
+                    "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                    "reason": "API_KEY_INVALID",
+                    "domain": "googleapis.com",
+                }
+            ],
+        }
+    }
+    async with ScriptedServer() as server:
+        server.script(ScriptedReply(status=400, body=body))
+        env = clean_env(GEMINI_API_KEY="wrong", GOOGLE_BASE_URL=f"{server.url}/v1beta")
+        model = ["--model", "google/gemini-2.5-flash"]
+        done = await run_cli_async("run", "hi", *model, cwd=tmp_path, env=env)
+    assert done.status == 1
+    assert one_error_line(done) == (
+        "google/gemini-2.5-flash refused the API key "
+        "(400: API key not valid. Please pass a valid API key.); check GEMINI_API_KEY"
+    )
+
+
 @pytest.fixture
 def closed_port() -> int:
     """A loopback port nothing listens on."""

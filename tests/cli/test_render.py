@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from rich.console import Console
+from rich.text import Text
 
 from procession import Agent, Processor, tool
 from procession.chunks import Chunk, finish_chunk
@@ -186,3 +187,14 @@ async def test_live_text_wraps_at_the_screen_width(soft_wrap: bool) -> None:
     lines = [line for line in final.replace("\r", "").split("\n") if line.strip()]
     assert max(len(line) for line in lines) <= 40
     assert "".join(lines).replace(" ", "") == "".join(words).replace(" ", "")
+
+
+@pytest.mark.asyncio
+async def test_each_attempt_starts_with_the_prefix_live() -> None:
+    out, file = terminal()
+    prefix = Text("agent> ")
+    await StreamPrinter(out).print_stream(retrying_agent().stream("hi"), prefix=prefix)
+    final = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", file.getvalue())
+    rejected, _, accepted = final.rpartition("retry requested by picky")
+    assert "agent> first draft" in rejected
+    assert "agent> final answer" in accepted

@@ -149,7 +149,7 @@ class _LiveSink:
 
     def __init__(self, out: Console, prefix: Text | None, interval: float) -> None:
         self._out = out
-        self._prefix = prefix
+        self._prefix = self._turn_prefix = prefix
         self._interval = interval
         self._blocks: list[Text] = []
         self._strike_from: list[int] = []
@@ -213,6 +213,7 @@ class _LiveSink:
         if note is not None:
             self.line(note)
         self._end()
+        self._prefix = self._turn_prefix  # the next attempt starts a fresh answer
 
     def _end(self) -> None:
         if self._pending is not None:
