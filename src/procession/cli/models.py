@@ -55,6 +55,7 @@ class ModelChoice:
         bounded: The :class:`BoundedModel` wrapper, if any (its ``attempts`` and
             ``endpoint`` feed error messages).
         reason: Why the default model was chosen, when no model was named.
+        owned: Models resolved here from an id, closed by :meth:`aclose`.
     """
 
     model: LanguageModel
