@@ -1,4 +1,4 @@
-"""The command line: demo and chat, on the scripted model (and the demo on the real one)."""
+"""``procession demo``: on the scripted model, its help, and end to end on the embedded model."""
 
 from __future__ import annotations
 
@@ -10,11 +10,9 @@ import pytest
 from rich.console import Console
 
 from procession import register_model
-from procession.cli import main
-from procession.cli.chat import load_agent, run_chat
 from procession.cli.demo import run_demo
-from procession.errors import ConfigurationError
 from procession.testing import Reply, ScriptedModel, ToolCallScript
+from tests.cli.helpers import clean_env, run_cli
 
 
 def recording_console() -> Console:
@@ -26,9 +24,7 @@ async def test_demo_shows_tools_redaction_retry_and_tripwires() -> None:
     model = ScriptedModel(
         [
             Reply(tool_calls=[ToolCallScript("lookup_order", {"order_id": "A-1001"})]),
-            Reply(
-                text=["Your order was refunded to card 4111 1111 ", "1111 1111. " * 1 + "ok " * 40]
-            ),
+            Reply(text=["Your order was refunded to card 4111 1111 ", "1111 1111. " + "ok " * 40]),
             Reply(text=["Refunded to card 4111 1111 1111 1111."]),
             Reply(tool_calls=[ToolCallScript("lookup_order", {"order_id": "B-2002"})]),
         ]
@@ -40,43 +36,32 @@ async def test_demo_shows_tools_redaction_retry_and_tripwires() -> None:
     finally:
         register_model("test/demo", None)
     text = out.export_text()
+    assert "procession demo on test/demo" in text
     assert "4111" not in text
-    assert "[REDACTED]" in text
+    assert "assistant> Refunded to card [REDACTED]." in text
     assert "retry requested by quality-guardrail" in text
+    assert "ok ok ok" not in text  # D31: the rejected attempt is not shown in plain output
     assert "tripwire (content-filter)" in text
     assert "tripwire (scan-tool-result)" in text
     assert "data-word-count" in text
     assert "quality-guardrail: retries asked: 1" in text
 
 
-@pytest.mark.asyncio
-async def test_chat_streams_answers_and_keeps_history(tmp_path: Path) -> None:
-    app = tmp_path / "app.py"
-    app.write_text(
-        "from procession import Agent\n"
-        "from procession.testing import ScriptedModel\n"
-        "agent = Agent(id='echo', model=ScriptedModel(['first answer', 'second answer']))\n"
-    )
-    out = recording_console()
-    status = await run_chat(f"{app}:agent", lines=["hello", "", "again", "/quit"], out=out)
-    assert status == 0
-    text = out.export_text()
-    assert "first answer" in text
-    assert "second answer" in text
-    agent = load_agent(f"{app}:agent")
-    assert agent.id == "echo"
-
-
-def test_chat_target_errors_are_clear(tmp_path: Path) -> None:
-    with pytest.raises(ConfigurationError, match="FILE_OR_MODULE:ATTRIBUTE"):
-        load_agent("no-colon")
-    with pytest.raises(ConfigurationError, match="not an Agent"):
-        load_agent("procession:__version__")
-
-
-def test_main_rejects_unknown_commands() -> None:
-    with pytest.raises(SystemExit):
-        main(["nope"])
+@pytest.mark.parametrize(
+    ("env", "sentence"),
+    [
+        ({}, "uses the embedded model local/smollm2, because no provider key is set"),
+        ({"ANTHROPIC_API_KEY": "sk-ant"}, "uses anthropic/claude-haiku-4-5, because"),
+        (
+            {"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk"},
+            "uses openai/gpt-5-mini, because OPENAI_API_KEY is set",
+        ),
+    ],
+)
+def test_demo_help_says_which_model_it_will_use(env: dict[str, str], sentence: str) -> None:
+    done = run_cli("demo", "--help", cwd=Path.cwd(), env=clean_env(**env))
+    assert done.status == 0
+    assert sentence in " ".join(done.stdout.split())
 
 
 @pytest.mark.local_model
