@@ -69,6 +69,7 @@ from procession.models import (
 )
 from procession.processors import (
     ErrorProcessor,
+    InjectionDetection,
     InputProcessor,
     InternalRun,
     Judge,
@@ -82,6 +83,7 @@ from procession.processors import (
     Processor,
     ProcessorMessageResult,
     ProcessorViolation,
+    PromptInjectionDetector,
     StreamRedactor,
     Writer,
     is_internal_run,
@@ -122,6 +124,7 @@ __all__ = [
     "ErrorPart",
     "ErrorProcessor",
     "FilePart",
+    "InjectionDetection",
     "InputProcessor",
     "InternalRun",
     "Judge",
@@ -151,6 +154,7 @@ __all__ = [
     "ProcessorMessageResult",
     "ProcessorViolation",
     "Prompt",
+    "PromptInjectionDetector",
     "PromptMessage",
     "ReasoningPart",
     "RequestContext",

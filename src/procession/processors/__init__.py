@@ -15,11 +15,13 @@ from procession.processors.base import (
 )
 from procession.processors.builtin import (
     INTERNAL_RUN,
+    InjectionDetection,
     InternalRun,
     Judge,
     JudgeError,
     JudgeResult,
     PrefillErrorHandler,
+    PromptInjectionDetector,
     StreamRedactor,
     is_internal_run,
 )
@@ -33,16 +35,17 @@ from procession.processors.protocols import (
 
 __all__ = [
     "ERROR_HOOKS",
+    "ErrorProcessor",
     "HOOKS",
     "INPUT_HOOKS",
     "INTERNAL_RUN",
-    "OUTPUT_HOOKS",
-    "ErrorProcessor",
+    "InjectionDetection",
     "InputProcessor",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "OUTPUT_HOOKS",
     "OutputProcessor",
     "PrefillErrorHandler",
     "ProcessAPIErrorResult",
@@ -51,6 +54,7 @@ __all__ = [
     "Processor",
     "ProcessorMessageResult",
     "ProcessorViolation",
+    "PromptInjectionDetector",
     "StreamRedactor",
     "Writer",
     "implemented_hooks",

@@ -1,5 +1,6 @@
 """Built-in processors."""
 
+from procession.processors.builtin.injection import InjectionDetection, PromptInjectionDetector
 from procession.processors.builtin.judge import (
     INTERNAL_RUN,
     InternalRun,
@@ -13,12 +14,14 @@ from procession.processors.builtin.redact import PATTERNS, StreamRedactor
 
 __all__ = [
     "INTERNAL_RUN",
-    "PATTERNS",
+    "InjectionDetection",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "PATTERNS",
     "PrefillErrorHandler",
+    "PromptInjectionDetector",
     "StreamRedactor",
     "is_internal_run",
 ]
