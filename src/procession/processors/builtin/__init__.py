@@ -9,6 +9,7 @@ from procession.processors.builtin.judge import (
     JudgeResult,
     is_internal_run,
 )
+from procession.processors.builtin.language import LanguageDetection, LanguageDetector
 from procession.processors.builtin.moderation import ModerationProcessor, ModerationResult
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
@@ -20,6 +21,8 @@ __all__ = [
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "LanguageDetection",
+    "LanguageDetector",
     "ModerationProcessor",
     "ModerationResult",
     "PATTERNS",
