@@ -15,6 +15,8 @@ from procession.processors.base import (
 )
 from procession.processors.builtin import (
     INTERNAL_RUN,
+    Classifier,
+    ClassifierContext,
     InjectionDetection,
     InternalRun,
     Judge,
@@ -22,6 +24,10 @@ from procession.processors.builtin import (
     JudgeResult,
     LanguageDetection,
     LanguageDetector,
+    ModelChoice,
+    ModelClassifier,
+    ModelDecision,
+    ModelSelection,
     ModerationProcessor,
     ModerationResult,
     PrefillErrorHandler,
@@ -38,6 +44,8 @@ from procession.processors.protocols import (
 )
 
 __all__ = [
+    "Classifier",
+    "ClassifierContext",
     "ERROR_HOOKS",
     "ErrorProcessor",
     "HOOKS",
@@ -51,6 +59,10 @@ __all__ = [
     "JudgeResult",
     "LanguageDetection",
     "LanguageDetector",
+    "ModelChoice",
+    "ModelClassifier",
+    "ModelDecision",
+    "ModelSelection",
     "ModerationProcessor",
     "ModerationResult",
     "OUTPUT_HOOKS",
