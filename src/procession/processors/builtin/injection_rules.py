@@ -24,6 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from procession.processors.builtin.triggers import TriggerIndex
+
 __all__ = [
     "DETECTION_TYPES",
     "RULES",
@@ -31,6 +33,7 @@ __all__ = [
     "InjectionScan",
     "Rule",
     "Source",
+    "TRIGGERS",
     "combine_weights",
     "normalise",
     "scan",
@@ -624,8 +627,168 @@ RULES: tuple[Rule, ...] = (
 )
 """Every offline rule (see :class:`Rule`)."""
 
-_PREFILTER = re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in RULES))
-"""All rules at once: most text matches none, and is then done with one search."""
+_ORDERS_T = (
+    "instruction",
+    "prompt",
+    "rules",
+    "directi",
+    "guideline",
+    "guardrail",
+    "constraint",
+    "restriction",
+    "command",
+    "programming",
+    "polic",
+    "system message",
+    "context",
+)
+_ZH_ORDERS_T = (
+    "指令",
+    "指示",
+    "提示",
+    "规则",
+    "規則",
+    "设定",
+    "設定",
+    "命令",
+    "要求",
+    "限制",
+    "约束",
+    "約束",
+    "准则",
+    "準則",
+    "指引",
+    "说明",
+    "說明",
+)
+_AI_T = (
+    "=ai",
+    "=ais",
+    "a.i.",
+    "assistant",
+    "llm",
+    "agent",
+    "model",
+    "claude",
+    "gpt",
+    "copilot",
+    "bot",
+)
+_ZH_SECRET_T = (
+    "密码",
+    "密碼",
+    "密钥",
+    "密鑰",
+    "api",
+    "令牌",
+    "凭证",
+    "憑證",
+    "聊天记录",
+    "聊天記錄",
+    "对话记录",
+    "對話記錄",
+    "系统提示",
+    "系統提示",
+    "个人资料",
+    "個人資料",
+    "用户数据",
+    "用戶數據",
+)
+_TOOL_T = ("tool", "function", "plugin", "api", "action")
+TRIGGERS: dict[str, tuple[str, ...]] = {
+    "ignore-previous": _ORDERS_T,
+    "do-not-follow": _ORDERS_T,
+    "new-instructions": ("instruction", "system prompt", "orders", "directive", "task"),
+    "real-instructions": ("instruction", "system prompt", "orders", "directive", "task"),
+    "orders-void": _ORDERS_T,
+    "forget-everything": ("forget", "ignore", "disregard", "discard"),
+    "ignore-user-request": ("ignore", "disregard", "answer"),
+    "new-system-prompt": ("new system",),
+    "from-now-on": ("from now on", "henceforth", "rest of this conversation"),
+    "instead-output": ("instead",),
+    "zh-ignore-previous": _ZH_ORDERS_T,
+    "zh-ignore-above": ("内容", "內容", "文字", "对话", "對話"),
+    "zh-new-instructions": ("指令", "指示", "任务", "任務", "提示"),
+    "zh-real-instructions": ("指令", "指示", "任务", "任務", "提示"),
+    "zh-ignore-user-request": ("用户", "用戶", "使用者"),
+    "zh-from-now-on": ("从现在", "從現在", "接下来", "接下來"),
+    "unrestricted-persona": (
+        "=dan", "=stan", "do anything now", "jailbr", "unrestricted", "unfiltered", "uncensored",
+        "content polic", "moral", "restriction", "limit", "filter", "rules", "guideline", "ethic",
+        "censorship", "=evil",
+    ),
+    "do-anything-now": ("do anything now", "dan mode", "stan mode"),
+    "mode-enabled": ("mode",),
+    "special-mode": ("mode",),
+    "jailbreak-word": ("jailbr",),
+    "restrictions-lifted": (
+        "restriction", "filter", "safety", "polic", "guardrail", "limitation", "rules",
+    ),
+    "freed": ("freed", "liberated", "released", "unshackled"),
+    "you-are-now": ("you are now", "you are no longer"),
+    "no-ethics": ("ethic", "moral", "safety"),
+    "stay-in-character": ("in character",),
+    "zh-unrestricted-persona": (
+        "限制", "约束", "約束", "过滤", "過濾", "审查", "審查", "道德", "规则", "規則",
+        "束缚", "束縛",
+    ),
+    "zh-mode-enabled": ("模式",),
+    "zh-special-mode": ("模式",),
+    "zh-rules-void": ("规则", "規則", "指令", "限制", "设定", "設定", "准则", "準則"),
+    "zh-restrictions-lifted": ("限制", "规则", "規則", "过滤", "過濾", "约束", "約束"),
+    "chat-template-token": ("<|", "[inst]", "[/inst]", "<<sys>>", "<</sys>>"),
+    "system-override": ("override",),
+    "system-message-header": ("system", "admin", "developer", "=root"),
+    "system-tag": ("system", "admin", "developer", "=root"),
+    "from-the-developer": (
+        "developer", "creator", "admin", "system", "openai", "anthropic", "operator",
+    ),
+    "end-of-prompt": ("system prompt", "instruction", "context", "document", "user input",
+                      "session"),
+    "zh-system-override": ("覆盖", "覆蓋"),
+    "zh-system-header": ("系统", "系統", "管理员", "管理員", "开发者", "開發者"),
+    "zh-from-the-developer": ("开发", "開發", "管理员", "管理員", "系统", "系統"),
+    "reveal-prompt": (
+        "prompt", "system message", "instruction", "rules", "configuration", "guideline",
+        "directive", "developer message",
+    ),
+    "what-is-your-prompt": ("system prompt", "system message", "instruction"),
+    "what-were-you-given": ("instruction", "rules", "guideline", "directive", "prompt"),
+    "reveal-confidential": ("confidential", "private", "internal", "sensitive", "secret"),
+    "repeat-above": ("above", "before this", "preceding", "so far", "verbatim"),
+    "send-secrets": (
+        "api", "password", "secret", "credential", "token", "environment variable",
+        "conversation", "chat history", "system prompt", "private data", "personal data",
+        "user data",
+    ),
+    "exfiltrate-word": ("exfiltrat",),
+    "markdown-beacon": ("![",),
+    "append-conversation": ("conversation", "chat history", "previous messages", "user",
+                            "system prompt"),
+    "zh-reveal-prompt": ("提示", "指令", "设定", "設定", "规则", "規則", "prompt"),
+    "zh-reveal-prompt-ba": ("提示", "指令"),
+    "zh-what-is-your-prompt": ("提示", "指令", "设定", "設定"),
+    "zh-send-secrets-ba": _ZH_SECRET_T,
+    "zh-send-secrets": _ZH_SECRET_T,
+    "tool-send": _TOOL_T,
+    "destructive-tool": _TOOL_T,
+    "note-to-ai": _AI_T,
+    "ai-imperative": _AI_T,
+    "when-you-read": ("when you", "when the"),
+    "hide-from-user": ("the user", "secretly", "silently", "covertly"),
+    "zh-tool-send": ("工具", "函数", "函數", "插件", "接口", "api"),
+    "zh-note-to-ai": (
+        "的指令", "的指示", "的说明", "的說明", "的消息", "的訊息", "的提示", "的通知",
+    ),
+    "zh-when-you-read": ("当你", "當你"),
+    "zh-hide-from-user": ("用户", "用戶", "使用者", "偷偷", "秘密", "悄悄"),
+    "decode-and-follow": ("base64", "rot13", "hex", "binary", "morse", "cipher"),
+    "zh-decode-and-follow": ("base64", "rot13", "十六进制", "十六進制", "密文", "编码", "編碼"),
+}  # fmt: skip
+"""For each rule, literals every match of it contains (see :mod:`.triggers`)."""
+
+_INDEX = TriggerIndex({rule: TRIGGERS[rule.id] for rule in RULES})
+"""Finds, in one pass, the few rules whose trigger words occur in a text."""
 
 # Invisible characters: zero-width, word joiner, BOM, bidi controls, soft hyphen.
 _INVISIBLE = "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad" + "".join(
@@ -645,15 +808,24 @@ _CONFUSABLES = str.maketrans(
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}={0,2}")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){16,}(?![0-9A-Fa-f])")
 _SPACE = re.compile(r"[ \t\u00a0\u3000]+")
+_SPACE_RUN = re.compile(r"[\t\u00a0\u3000]|  ")
+_CONFUSABLE_RE = re.compile("[\u0370-\u052f\u0261]")
 
 
 def normalise(text: str) -> str:
     """Text as the rules read it: NFKC, invisible characters removed, look-alike letters mapped
     to Latin, whitespace runs collapsed, case folded."""
     if text.isascii():
-        return _SPACE.sub(" ", text).lower()
-    text = unicodedata.normalize("NFKC", text).translate(_STRIP).translate(_CONFUSABLES)
-    return _SPACE.sub(" ", text).casefold()
+        return (_SPACE.sub(" ", text) if _SPACE_RUN.search(text) else text).lower()
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    if _INVISIBLE_RE.search(text):
+        text = text.translate(_STRIP)
+    if _CONFUSABLE_RE.search(text):
+        text = text.translate(_CONFUSABLES)
+    if _SPACE_RUN.search(text):
+        text = _SPACE.sub(" ", text)
+    return text.casefold()
 
 
 def scan(text: str, source: Source = "input", *, decode: bool = True) -> InjectionScan:
@@ -673,10 +845,8 @@ _CLEAN = InjectionScan(0.0, ())
 
 
 def _rule_findings(normalised: str, source: Source) -> Iterable[InjectionFinding]:
-    if _PREFILTER.search(normalised) is None:
-        return ()
     found = []
-    for rule in RULES:
+    for rule in _INDEX.candidates(normalised):
         match = rule.pattern.search(normalised)
         if match is not None:
             found.append(InjectionFinding(rule.id, rule.type, rule.weight_for(source), match[0]))

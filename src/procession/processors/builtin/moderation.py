@@ -35,7 +35,8 @@ from procession.processors.builtin.judge import (
 )
 from procession.processors.builtin.moderation_lexicon import (
     CATEGORIES,
-    PREFILTER,
+    INDEX,
+    LONGEST_TRIGGER,
     normalise,
     score_categories,
 )
@@ -268,23 +269,29 @@ class ModerationProcessor(Processor):
         """Check each ``text-delta``: a plain call offline, an awaitable judge call otherwise."""
         if part.type != "text-delta":
             return part
+        state["streamed"] = True
         text: str = part.payload.get("text", "")
         if self.mode == "offline":
             return self._stream_offline(part, text, state, abort)
         return self._stream_judged(part, text, state, abort)
 
     def _stream_offline(self, part: Chunk, text: str, state: dict[str, Any], abort: Any) -> Any:
+        """A plain call per delta: find trigger words in the newest text (and across the
+        boundary); while one is within reach, run the lexicon on the carried window."""
         tail: str = state.get("tail", "")
-        state["streamed"] = True
         window = tail + normalise(text)
         state["tail"] = window[-_TAIL:]
-        match = PREFILTER.search(window)
-        if match is None or match.end() <= len(tail):  # nothing new since the last delta
+        armed: int = state.get("armed", 0)
+        start = max(0, len(tail) - LONGEST_TRIGGER + 1)
+        if INDEX.any_from(window, start, ascii_only=text.isascii()):
+            armed = _TAIL + len(window) - len(tail)
+        if armed <= 0:
             return part
+        state["armed"] = armed - (len(window) - len(tail))
         result = self._result(score_categories(window), "", "offline")
         if not result.flagged:
             return part
-        state["tail"] = ""  # reported once
+        state["tail"], state["armed"] = "", 0  # reported once
         return self._flag_chunk(part, result, abort, state)
 
     async def _flag_chunk(

@@ -13,7 +13,17 @@ import re
 import unicodedata
 from typing import Final
 
-__all__ = ["CATEGORIES", "LEXICON", "normalise", "score_categories"]
+from procession.processors.builtin.triggers import TriggerIndex
+
+__all__ = [
+    "CATEGORIES",
+    "INDEX",
+    "LEXICON",
+    "LONGEST_TRIGGER",
+    "TRIGGERS",
+    "normalise",
+    "score_categories",
+]
 
 CATEGORIES: Final[tuple[str, ...]] = (
     "hate",
@@ -161,22 +171,61 @@ LEXICON: Final[tuple[tuple[str, float, str], ...]] = (
 )
 """``(category, score, pattern)`` entries."""
 
+TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
+    ("myself", "my life", "end it all", "my own life", "suicide"),
+    ("any more", "anymore"),
+    ("suicide", "myself"),
+    ("自杀", "自殺", "去死", "轻生", "輕生", "不想活", "不想再活"),
+    ("生命",),
+    ("myself", "suicide", "my life", "overdose"),
+    ("pills", "tablets"),
+    ("自杀", "自殺", "割腕", "轻生", "輕生"),
+    ("myself", "self-harm", "自残", "自殘", "割腕"),
+    ("kill", "murder", "shoot", "stab", "hurt", "strangle", "rape", "behead", "burn"),
+    ("kill", "murder", "shoot", "stab", "hurt", "strangle", "rape", "behead", "burn"),
+    ("dead", "die", "where you live"),
+    ("杀", "殺", "弄死", "砍死", "打死"),
+    ("bomb", "explosive", "molotov"),
+    ("炸弹", "炸彈", "爆炸物", "燃烧弹", "燃燒彈"),
+    ("disembowel", "dismember", "decapitat"),
+    ("肢解", "开膛", "開膛", "斩首", "斬首"),
+    ("worthless", "pathetic", "disgusting", "useless"),
+    ("kill yourself", "=kys", "miss you"),
+    ("kill yourself",),
+    ("废物", "廢物", "垃圾", "白痴", "蠢货", "蠢貨", "去死"),
+    ("animals", "vermin", "subhuman", "parasites", "rats", "cockroaches", "disease"),
+    ("die", "killed", "exterminated", "gassed", "shot", "burn"),
+    ("exterminate", "gas", "eradicate", "kill all"),
+    ("畜生", "不是人", "害虫", "害蟲"),
+    ("该死", "該死", "去死", "被杀", "被殺"),
+    ("child", "kid", "minor", "underage", "preteen"),
+    ("sex",),
+    ("色情", "裸照", "性交", "性行为", "性行為"),
+    ("nudes", "naked"),
+    ("裸照", "色情"),
+)
+"""For each :data:`LEXICON` entry, literals every match of it contains."""
+
 _COMPILED: Final = tuple((category, score, re.compile(p)) for category, score, p in LEXICON)
-PREFILTER: Final = re.compile("|".join(f"(?:{pattern})" for _, _, pattern in LEXICON))
-"""Every entry at once, for the common case of text that matches none."""
+INDEX: Final = TriggerIndex(dict(zip(_COMPILED, TRIGGERS, strict=True)), word_start=True)
+"""Finds the few entries whose trigger words occur in a text (English triggers begin a
+word in every match of their entry, which the index relies on)."""
+LONGEST_TRIGGER: Final = max(len(word.lstrip("=")) for words in TRIGGERS for word in words)
 
 
 def normalise(text: str) -> str:
     """Text as the lexicon reads it: lower-cased, NFKC-normalised when not ASCII."""
-    return text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():
+        return text.lower()
+    if not unicodedata.is_normalized("NFKC", text):
+        text = unicodedata.normalize("NFKC", text)
+    return text.casefold()
 
 
 def score_categories(normalised: str) -> dict[str, float]:
     """The highest score of every category found in ``normalised`` text (``{}`` if none)."""
-    if PREFILTER.search(normalised) is None:
-        return {}
     scores: dict[str, float] = {}
-    for category, score, pattern in _COMPILED:
+    for category, score, pattern in INDEX.candidates(normalised):
         if score > scores.get(category, 0.0) and pattern.search(normalised):
             scores[category] = score
     return scores
