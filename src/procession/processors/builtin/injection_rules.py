@@ -3,7 +3,8 @@
 :func:`scan` finds instruction overrides, role manipulation and jailbreaks, system-override
 markers, requests to exfiltrate the prompt or data, tool-driven exfiltration, encoded payloads
 (base64 and hex that decode to an attack) and hidden Unicode (tag-character smuggling, runs of
-invisible characters), in English and in Chinese (Traditional and Simplified).
+invisible characters), in English and in Chinese (Traditional and Simplified), with the
+commonest attacks in Japanese.
 
 Text is normalised first — NFKC (full-width letters), invisible characters removed (so
 ``ig\\u200bnore`` still reads ``ignore``), common Cyrillic and Greek look-alikes mapped to
@@ -608,6 +609,34 @@ RULES: tuple[Rule, ...] = (
         r"|(?:偷偷|秘密|悄悄)(?:地)?[^。\uff01\uff1f\n]{0,10}(?:发送|發送|转发|轉發|调用|調用|上传|上傳)",
         0.9,
     ),
+    # -- Japanese ------------------------------------------------------------------------------
+    _rule(
+        "ja-ignore-previous",
+        "injection",
+        0.92,
+        r"(?:以前|前|上記|これまで|すべて|全て|元)の(?:すべての|全ての)?(?:指示|命令|ルール|設定|"
+        r"プロンプト|制約|ガイドライン)を(?:すべて|全て)?(?:無視|忘れ|破棄)",
+    ),
+    _rule(
+        "ja-reveal-prompt",
+        "data-exfiltration",
+        0.88,
+        r"(?:システムプロンプト|初期プロンプト|隠された指示|あなたの指示|あなたのルール)を"
+        r"(?:表示|教えて|出力|見せて|全部書いて|そのまま書いて)",
+    ),
+    _rule(
+        "ja-unrestricted",
+        "jailbreak",
+        0.9,
+        r"(?:制限|ルール|フィルター|検閲|倫理)(?:の|が)?(?:ない|無い|なし|を解除|を無効)"
+        r"[^\u3002\uff01\uff1f\n]{0,15}(?:AI|ai|アシスタント|モード|として)",
+    ),
+    _rule(
+        "ja-mode-enabled",
+        "jailbreak",
+        0.85,
+        r"(?:開発者|脱獄|ゴッド)モード(?:が|は)(?:有効|オン|起動)",  # stated, not asked about
+    ),
     # -- encoded payloads: words that ask for one to be decoded and obeyed ---------------------
     _rule(
         "decode-and-follow",
@@ -782,6 +811,10 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     ),
     "zh-when-you-read": ("当你", "當你"),
     "zh-hide-from-user": ("用户", "用戶", "使用者", "偷偷", "秘密", "悄悄"),
+    "ja-ignore-previous": ("無視", "忘れ", "破棄"),
+    "ja-reveal-prompt": ("プロンプト", "指示", "ルール"),
+    "ja-unrestricted": ("制限", "ルール", "フィルター", "検閲", "倫理"),
+    "ja-mode-enabled": ("モード",),
     "decode-and-follow": ("base64", "rot13", "hex", "binary", "morse", "cipher"),
     "zh-decode-and-follow": ("base64", "rot13", "十六进制", "十六進制", "密文", "编码", "編碼"),
 }  # fmt: skip
