@@ -34,6 +34,12 @@ def test_the_index_finds_overlapping_and_whole_word_triggers() -> None:
     assert index.candidates("house rules") == ["d"]
     assert index.any_from("rules", 0)
     assert not index.any_from("rules", 1)
+    starts = TriggerIndex({"k": ["kill"], "z": ["殺"]}, word_start=True)
+    assert starts.candidates("a skill") == []
+    assert starts.candidates("killing time") == ["k"]
+    assert starts.candidates("我要殺了你") == ["z"]  # other scripts: anywhere
+    assert starts.any_from("skill kill", 1)
+    assert not starts.any_from("skill kill", 7, ascii_only=True)
     with pytest.raises(ValueError, match="has no trigger"):
         TriggerIndex({"x": []})
 

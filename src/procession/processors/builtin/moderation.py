@@ -217,10 +217,17 @@ class ModerationProcessor(Processor):
     # -- hooks -------------------------------------------------------------------------------
 
     async def process_input(
-        self, *, messages: list[Message], abort: Any, tracing_context: Any = None, **_: Any
+        self,
+        *,
+        messages: list[Message],
+        abort: Any,
+        tracing_context: Any = None,
+        abort_signal: Any = None,
+        **_: Any,
     ) -> list[Message] | None:
         """Moderate the input messages; ``filter`` drops the flagged ones."""
-        dropped = await self._check(messages, abort, tracing_context)
+        call = {"tracing_context": tracing_context, "abort_signal": abort_signal}
+        dropped = await self._check(messages, abort, call)
         return [m for m in messages if m.id not in dropped] if dropped else None
 
     async def process_output_result(
@@ -231,6 +238,7 @@ class ModerationProcessor(Processor):
         abort: Any,
         state: dict[str, Any],
         tracing_context: Any = None,
+        abort_signal: Any = None,
         **_: Any,
     ) -> None:
         """Moderate the response messages; ``filter`` removes the flagged ones.
@@ -241,7 +249,8 @@ class ModerationProcessor(Processor):
         if self.mode == "offline" and state.get("streamed"):
             return
         assistant = [m for m in messages if m.role == "assistant"]
-        dropped = await self._check(assistant, abort, tracing_context, state.get("reported"))
+        call = {"tracing_context": tracing_context, "abort_signal": abort_signal}
+        dropped = await self._check(assistant, abort, call, state.get("reported"))
         if dropped:
             message_list.remove_by_ids(list(dropped))
 
@@ -249,12 +258,12 @@ class ModerationProcessor(Processor):
         self,
         messages: list[Message],
         abort: Any,
-        tracing: Any,
+        call: dict[str, Any],
         reported: set[str] | None = None,
     ) -> set[str]:
         dropped: set[str] = set()
         for message in select_messages(messages, self.last_message_only):
-            result = await self.moderate(get_text(message), abort=abort, tracing_context=tracing)
+            result = await self.moderate(get_text(message), abort=abort, **call)
             if result.flagged:
                 if self.strategy == "warn" and reported and reported.issuperset(result.flagged):
                     continue
