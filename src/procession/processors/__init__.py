@@ -21,6 +21,7 @@ from procession.processors.builtin import (
     JudgeResult,
     PrefillErrorHandler,
     StreamRedactor,
+    TokenCostControl,
     is_internal_run,
 )
 from procession.processors.protocols import (
@@ -33,16 +34,16 @@ from procession.processors.protocols import (
 
 __all__ = [
     "ERROR_HOOKS",
+    "ErrorProcessor",
     "HOOKS",
     "INPUT_HOOKS",
     "INTERNAL_RUN",
-    "OUTPUT_HOOKS",
-    "ErrorProcessor",
     "InputProcessor",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "OUTPUT_HOOKS",
     "OutputProcessor",
     "PrefillErrorHandler",
     "ProcessAPIErrorResult",
@@ -52,6 +53,7 @@ __all__ = [
     "ProcessorMessageResult",
     "ProcessorViolation",
     "StreamRedactor",
+    "TokenCostControl",
     "Writer",
     "implemented_hooks",
     "is_internal_run",

@@ -10,15 +10,17 @@ from procession.processors.builtin.judge import (
 )
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
+from procession.processors.builtin.token_cost import TokenCostControl
 
 __all__ = [
     "INTERNAL_RUN",
-    "PATTERNS",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "PATTERNS",
     "PrefillErrorHandler",
     "StreamRedactor",
+    "TokenCostControl",
     "is_internal_run",
 ]
