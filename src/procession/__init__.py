@@ -68,7 +68,9 @@ from procession.models import (
     resolve_model,
 )
 from procession.processors import (
+    BPETokenCounter,
     ErrorProcessor,
+    EstimateTokenCounter,
     InputProcessor,
     InternalRun,
     Judge,
@@ -84,9 +86,12 @@ from procession.processors import (
     ProcessorViolation,
     StreamRedactor,
     TokenCostControl,
+    TokenCounter,
+    TokenLimiter,
     Writer,
     is_internal_run,
     notify_violation,
+    token_counter_for,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
@@ -115,6 +120,7 @@ __all__ = [
     "Agent",
     "AgentResult",
     "AgentStream",
+    "BPETokenCounter",
     "Chunk",
     "ConfigurationError",
     "ContextKey",
@@ -122,6 +128,7 @@ __all__ = [
     "Embedder",
     "ErrorPart",
     "ErrorProcessor",
+    "EstimateTokenCounter",
     "FilePart",
     "InputProcessor",
     "InternalRun",
@@ -168,6 +175,8 @@ __all__ = [
     "SystemMessage",
     "TextPart",
     "TokenCostControl",
+    "TokenCounter",
+    "TokenLimiter",
     "Tool",
     "ToolCallInfo",
     "ToolChoice",
@@ -202,5 +211,6 @@ __all__ = [
     "resolve_model",
     "to_model_messages",
     "to_prompt",
+    "token_counter_for",
     "tool",
 ]

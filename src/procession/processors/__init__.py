@@ -15,6 +15,8 @@ from procession.processors.base import (
 )
 from procession.processors.builtin import (
     INTERNAL_RUN,
+    BPETokenCounter,
+    EstimateTokenCounter,
     InternalRun,
     Judge,
     JudgeError,
@@ -22,7 +24,10 @@ from procession.processors.builtin import (
     PrefillErrorHandler,
     StreamRedactor,
     TokenCostControl,
+    TokenCounter,
+    TokenLimiter,
     is_internal_run,
+    token_counter_for,
 )
 from procession.processors.protocols import (
     ProcessAPIErrorResult,
@@ -33,8 +38,10 @@ from procession.processors.protocols import (
 )
 
 __all__ = [
+    "BPETokenCounter",
     "ERROR_HOOKS",
     "ErrorProcessor",
+    "EstimateTokenCounter",
     "HOOKS",
     "INPUT_HOOKS",
     "INTERNAL_RUN",
@@ -54,8 +61,11 @@ __all__ = [
     "ProcessorViolation",
     "StreamRedactor",
     "TokenCostControl",
+    "TokenCounter",
+    "TokenLimiter",
     "Writer",
     "implemented_hooks",
     "is_internal_run",
     "notify_violation",
+    "token_counter_for",
 ]

@@ -11,8 +11,17 @@ from procession.processors.builtin.judge import (
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
 from procession.processors.builtin.token_cost import TokenCostControl
+from procession.processors.builtin.token_limiter import TokenLimiter
+from procession.processors.builtin.tokens import (
+    BPETokenCounter,
+    EstimateTokenCounter,
+    TokenCounter,
+    token_counter_for,
+)
 
 __all__ = [
+    "BPETokenCounter",
+    "EstimateTokenCounter",
     "INTERNAL_RUN",
     "InternalRun",
     "Judge",
@@ -22,5 +31,8 @@ __all__ = [
     "PrefillErrorHandler",
     "StreamRedactor",
     "TokenCostControl",
+    "TokenCounter",
+    "TokenLimiter",
     "is_internal_run",
+    "token_counter_for",
 ]
