@@ -1,5 +1,6 @@
 """Built-in processors."""
 
+from procession.processors.builtin.cache_backends import CacheBackend, InMemoryCache, SQLiteCache
 from procession.processors.builtin.judge import (
     INTERNAL_RUN,
     InternalRun,
@@ -10,6 +11,7 @@ from procession.processors.builtin.judge import (
 )
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
+from procession.processors.builtin.response_cache import RESPONSE_CACHE, ResponseCache
 from procession.processors.builtin.token_cost import TokenCostControl
 from procession.processors.builtin.token_limiter import TokenLimiter
 from procession.processors.builtin.tokens import (
@@ -21,14 +23,19 @@ from procession.processors.builtin.tokens import (
 
 __all__ = [
     "BPETokenCounter",
+    "CacheBackend",
     "EstimateTokenCounter",
     "INTERNAL_RUN",
+    "InMemoryCache",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
     "PATTERNS",
     "PrefillErrorHandler",
+    "RESPONSE_CACHE",
+    "ResponseCache",
+    "SQLiteCache",
     "StreamRedactor",
     "TokenCostControl",
     "TokenCounter",
