@@ -68,6 +68,7 @@ from procession.models import (
     resolve_model,
 )
 from procession.processors import (
+    BatchParts,
     BPETokenCounter,
     CacheBackend,
     ErrorProcessor,
@@ -125,6 +126,7 @@ __all__ = [
     "AgentResult",
     "AgentStream",
     "BPETokenCounter",
+    "BatchParts",
     "CacheBackend",
     "Chunk",
     "ConfigurationError",

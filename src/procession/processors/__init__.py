@@ -16,6 +16,7 @@ from procession.processors.base import (
 from procession.processors.builtin import (
     INTERNAL_RUN,
     RESPONSE_CACHE,
+    BatchParts,
     BPETokenCounter,
     CacheBackend,
     EstimateTokenCounter,
@@ -44,6 +45,7 @@ from procession.processors.protocols import (
 
 __all__ = [
     "BPETokenCounter",
+    "BatchParts",
     "CacheBackend",
     "ERROR_HOOKS",
     "ErrorProcessor",

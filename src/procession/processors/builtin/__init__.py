@@ -1,5 +1,6 @@
 """Built-in processors."""
 
+from procession.processors.builtin.batch_parts import BatchParts
 from procession.processors.builtin.cache_backends import CacheBackend, InMemoryCache, SQLiteCache
 from procession.processors.builtin.judge import (
     INTERNAL_RUN,
@@ -23,6 +24,7 @@ from procession.processors.builtin.tokens import (
 
 __all__ = [
     "BPETokenCounter",
+    "BatchParts",
     "CacheBackend",
     "EstimateTokenCounter",
     "INTERNAL_RUN",
