@@ -32,6 +32,7 @@ from procession.processors.builtin import (
     TokenCostControl,
     TokenCounter,
     TokenLimiter,
+    ToolCallFilter,
     is_internal_run,
     token_counter_for,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "TokenCostControl",
     "TokenCounter",
     "TokenLimiter",
+    "ToolCallFilter",
     "Writer",
     "implemented_hooks",
     "is_internal_run",

@@ -21,6 +21,7 @@ from procession.processors.builtin.tokens import (
     TokenCounter,
     token_counter_for,
 )
+from procession.processors.builtin.tool_call_filter import ToolCallFilter
 
 __all__ = [
     "BPETokenCounter",
@@ -42,6 +43,7 @@ __all__ = [
     "TokenCostControl",
     "TokenCounter",
     "TokenLimiter",
+    "ToolCallFilter",
     "is_internal_run",
     "token_counter_for",
 ]
