@@ -27,13 +27,16 @@ from procession.processors.builtin import (
     JudgeResult,
     PrefillErrorHandler,
     ResponseCache,
+    RetryMatcher,
     SQLiteCache,
+    StreamErrorRetry,
     StreamRedactor,
     TokenCostControl,
     TokenCounter,
     TokenLimiter,
     ToolCallFilter,
     is_internal_run,
+    stream_error_retry,
     token_counter_for,
 )
 from procession.processors.protocols import (
@@ -71,7 +74,9 @@ __all__ = [
     "ProcessorViolation",
     "RESPONSE_CACHE",
     "ResponseCache",
+    "RetryMatcher",
     "SQLiteCache",
+    "StreamErrorRetry",
     "StreamRedactor",
     "TokenCostControl",
     "TokenCounter",
@@ -81,5 +86,6 @@ __all__ = [
     "implemented_hooks",
     "is_internal_run",
     "notify_violation",
+    "stream_error_retry",
     "token_counter_for",
 ]

@@ -13,6 +13,7 @@ from procession.processors.builtin.judge import (
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
 from procession.processors.builtin.response_cache import RESPONSE_CACHE, ResponseCache
+from procession.processors.builtin.stream_error_retry import RetryMatcher, StreamErrorRetry
 from procession.processors.builtin.token_cost import TokenCostControl
 from procession.processors.builtin.token_limiter import TokenLimiter
 from procession.processors.builtin.tokens import (
@@ -38,7 +39,9 @@ __all__ = [
     "PrefillErrorHandler",
     "RESPONSE_CACHE",
     "ResponseCache",
+    "RetryMatcher",
     "SQLiteCache",
+    "StreamErrorRetry",
     "StreamRedactor",
     "TokenCostControl",
     "TokenCounter",
