@@ -19,6 +19,7 @@ from procession.processors.builtin import (
     BatchParts,
     BPETokenCounter,
     CacheBackend,
+    CompatRule,
     EstimateTokenCounter,
     InMemoryCache,
     InternalRun,
@@ -26,6 +27,7 @@ from procession.processors.builtin import (
     JudgeError,
     JudgeResult,
     PrefillErrorHandler,
+    ProviderHistoryCompat,
     ResponseCache,
     RetryMatcher,
     SQLiteCache,
@@ -36,7 +38,6 @@ from procession.processors.builtin import (
     TokenLimiter,
     ToolCallFilter,
     is_internal_run,
-    stream_error_retry,
     token_counter_for,
 )
 from procession.processors.protocols import (
@@ -51,6 +52,7 @@ __all__ = [
     "BPETokenCounter",
     "BatchParts",
     "CacheBackend",
+    "CompatRule",
     "ERROR_HOOKS",
     "ErrorProcessor",
     "EstimateTokenCounter",
@@ -72,6 +74,7 @@ __all__ = [
     "Processor",
     "ProcessorMessageResult",
     "ProcessorViolation",
+    "ProviderHistoryCompat",
     "RESPONSE_CACHE",
     "ResponseCache",
     "RetryMatcher",
@@ -86,6 +89,5 @@ __all__ = [
     "implemented_hooks",
     "is_internal_run",
     "notify_violation",
-    "stream_error_retry",
     "token_counter_for",
 ]

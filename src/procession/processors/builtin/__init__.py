@@ -2,6 +2,7 @@
 
 from procession.processors.builtin.batch_parts import BatchParts
 from procession.processors.builtin.cache_backends import CacheBackend, InMemoryCache, SQLiteCache
+from procession.processors.builtin.history_compat import CompatRule, ProviderHistoryCompat
 from procession.processors.builtin.judge import (
     INTERNAL_RUN,
     InternalRun,
@@ -28,6 +29,7 @@ __all__ = [
     "BPETokenCounter",
     "BatchParts",
     "CacheBackend",
+    "CompatRule",
     "EstimateTokenCounter",
     "INTERNAL_RUN",
     "InMemoryCache",
@@ -37,6 +39,7 @@ __all__ = [
     "JudgeResult",
     "PATTERNS",
     "PrefillErrorHandler",
+    "ProviderHistoryCompat",
     "RESPONSE_CACHE",
     "ResponseCache",
     "RetryMatcher",
