@@ -1,6 +1,9 @@
 """Built-in processors."""
 
 from procession.processors.builtin.batch_parts import BatchParts
+from procession.processors.builtin.bm25 import (
+    BM25Index,
+)
 from procession.processors.builtin.cache_backends import CacheBackend, InMemoryCache, SQLiteCache
 from procession.processors.builtin.history_compat import CompatRule, ProviderHistoryCompat
 from procession.processors.builtin.judge import (
@@ -24,8 +27,15 @@ from procession.processors.builtin.tokens import (
     token_counter_for,
 )
 from procession.processors.builtin.tool_call_filter import ToolCallFilter
+from procession.processors.builtin.tool_search import (
+    TOOL_SEARCH_KEY,
+    InMemoryLoadedToolStore,
+    LoadedToolStore,
+    ToolSearch,
+)
 
 __all__ = [
+    "BM25Index",
     "BPETokenCounter",
     "BatchParts",
     "CacheBackend",
@@ -33,10 +43,12 @@ __all__ = [
     "EstimateTokenCounter",
     "INTERNAL_RUN",
     "InMemoryCache",
+    "InMemoryLoadedToolStore",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "LoadedToolStore",
     "PATTERNS",
     "PrefillErrorHandler",
     "ProviderHistoryCompat",
@@ -46,10 +58,12 @@ __all__ = [
     "SQLiteCache",
     "StreamErrorRetry",
     "StreamRedactor",
+    "TOOL_SEARCH_KEY",
     "TokenCostControl",
     "TokenCounter",
     "TokenLimiter",
     "ToolCallFilter",
+    "ToolSearch",
     "is_internal_run",
     "token_counter_for",
 ]
