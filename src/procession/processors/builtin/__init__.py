@@ -18,6 +18,9 @@ from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
 from procession.processors.builtin.response_cache import RESPONSE_CACHE, ResponseCache
 from procession.processors.builtin.stream_error_retry import RetryMatcher, StreamErrorRetry
+from procession.processors.builtin.structured_output import (
+    StructuredOutputProcessor,
+)
 from procession.processors.builtin.token_cost import TokenCostControl
 from procession.processors.builtin.token_limiter import TokenLimiter
 from procession.processors.builtin.tokens import (
@@ -58,6 +61,7 @@ __all__ = [
     "SQLiteCache",
     "StreamErrorRetry",
     "StreamRedactor",
+    "StructuredOutputProcessor",
     "TOOL_SEARCH_KEY",
     "TokenCostControl",
     "TokenCounter",
