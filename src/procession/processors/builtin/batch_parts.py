@@ -77,9 +77,12 @@ class BatchParts(Processor):
         if kind == "text-delta" or (not self.emit_on_non_text and kind in _HOLDABLE):
             if held is None:
                 held = state["held"] = []
-                state["since"] = self._clock()
+                if self.max_wait_time is not None:
+                    state["since"] = self._clock()
             held.append(part)
-            if len(held) >= self.batch_size or self._waited_long(state):
+            if len(held) >= self.batch_size or (
+                self.max_wait_time is not None and self._waited_long(state)
+            ):
                 return self.flush(state) or None
             return None
         if not held:
@@ -87,8 +90,7 @@ class BatchParts(Processor):
         return [*self.flush(state), part]
 
     def _waited_long(self, state: dict[str, Any]) -> bool:
-        limit = self.max_wait_time
-        return limit is not None and (self._clock() - state["since"]) * 1000 >= limit
+        return (self._clock() - state["since"]) * 1000 >= (self.max_wait_time or 0.0)
 
     def flush(self, state: dict[str, Any]) -> list[Chunk]:
         """Release what ``state`` holds: runs of text deltas merged, other chunks as they

@@ -47,37 +47,47 @@ class BM25Index:
     def __init__(self, documents: Mapping[str, str], *, k1: float = 1.5, b: float = 0.75) -> None:
         self.k1 = k1
         self.b = b
-        self._terms = {key: Counter(tokenize(text)) for key, text in documents.items()}
-        self._lengths = {key: sum(terms.values()) for key, terms in self._terms.items()}
-        count = len(self._terms)
-        self._average = (sum(self._lengths.values()) / count) if count else 0.0
-        frequency: Counter[str] = Counter()
-        for terms in self._terms.values():
-            frequency.update(terms.keys())
+        terms = {key: Counter(tokenize(text)) for key, text in documents.items()}
+        lengths = {key: sum(counts.values()) for key, counts in terms.items()}
+        count = len(terms)
+        average = (sum(lengths.values()) / count) if count else 1.0
+        self._keys = list(terms)
+        self._norm = {key: k1 * (1 - b + b * lengths[key] / (average or 1.0)) for key in terms}
+        self._postings: dict[str, list[tuple[str, int]]] = {}
+        for key, counts in terms.items():
+            for term, frequency in counts.items():
+                self._postings.setdefault(term, []).append((key, frequency))
         self._idf = {
-            term: math.log(1 + (count - n + 0.5) / (n + 0.5)) for term, n in frequency.items()
+            term: math.log(1 + (count - len(posts) + 0.5) / (len(posts) + 0.5))
+            for term, posts in self._postings.items()
         }
 
     def __len__(self) -> int:
-        return len(self._terms)
+        return len(self._keys)
+
+    def scores(self, query: str) -> dict[str, float]:
+        """The BM25 score of every document sharing a term with ``query``."""
+        k1 = self.k1
+        norm = self._norm
+        totals: dict[str, float] = {}
+        for term in set(tokenize(query)):
+            idf = self._idf.get(term)
+            if idf is None:
+                continue
+            for key, frequency in self._postings[term]:
+                gain = idf * frequency * (k1 + 1) / (frequency + norm[key])
+                totals[key] = totals.get(key, 0.0) + gain
+        return totals
 
     def score(self, query: str, key: str) -> float:
         """The BM25 score of document ``key`` for ``query``."""
-        terms = self._terms[key]
-        norm = self.k1 * (1 - self.b + self.b * self._lengths[key] / (self._average or 1.0))
-        total = 0.0
-        for term in set(tokenize(query)):
-            frequency = terms.get(term, 0)
-            if frequency:
-                total += self._idf[term] * frequency * (self.k1 + 1) / (frequency + norm)
-        return total
+        return self.scores(query).get(key, 0.0)
 
     def search(
         self, query: str, *, top_k: int = 5, min_score: float = 0.0
     ) -> list[tuple[str, float]]:
         """The best ``top_k`` documents with a score above ``min_score``, best first (ties by
         key)."""
-        scored = [(key, self.score(query, key)) for key in self._terms]
-        hits = [(key, value) for key, value in scored if value > min_score]
+        hits = [(key, value) for key, value in self.scores(query).items() if value > min_score]
         hits.sort(key=lambda item: (-item[1], item[0]))
         return hits[:top_k]
