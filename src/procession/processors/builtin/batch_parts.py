@@ -90,7 +90,8 @@ class BatchParts(Processor):
         return [*self.flush(state), part]
 
     def _waited_long(self, state: dict[str, Any]) -> bool:
-        return (self._clock() - state["since"]) * 1000 >= (self.max_wait_time or 0.0)
+        waited: float = (self._clock() - state["since"]) * 1000
+        return waited >= (self.max_wait_time or 0.0)
 
     def flush(self, state: dict[str, Any]) -> list[Chunk]:
         """Release what ``state`` holds: runs of text deltas merged, other chunks as they
