@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from procession import (
     Agent,
@@ -276,7 +278,7 @@ async def test_part_mode_limits_each_chunk_alone() -> None:
 
 
 @pytest.mark.asyncio
-async def test_real_tokenizer_truncation_keeps_exactly_the_limit() -> None:
+async def test_real_tokenizer_truncation_stays_within_the_limit() -> None:
     limiter = TokenLimiter(7)
     text = ["The quick brown fox ", "jumps over the lazy dog ", "again and again."]
     agent = Agent(id="a", model=ScriptedModel([Reply(text=text)]))
@@ -319,3 +321,51 @@ def test_options_are_checked() -> None:
     with pytest.raises(ConfigurationError, match="on_violation"):
         TokenLimiter(10, on_violation=3)  # type: ignore[arg-type]
     assert TokenLimiter(10, trim_mode="memory-only").stage == "step"
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    def custom(self, chunk: Any, message_id: str | None = None) -> None:
+        self.sent.append(chunk)
+
+
+async def _drive(limiter: TokenLimiter, deltas: list[str]) -> tuple[list[str], _Writer]:
+    state: dict[str, Any] = {}
+    writer = _Writer()
+    out: list[str] = []
+    for text in deltas:
+        result = limiter.process_output_stream(
+            part=Chunk("text-delta", {"id": "t", "text": text}),
+            state=state,
+            abort=_no_abort,
+            writer=writer,
+        )
+        if result is not None and not isinstance(result, Chunk):
+            result = await result
+        if result is not None:
+            out.append(result.payload["text"])
+    return out, writer
+
+
+@settings(max_examples=150)
+@given(
+    deltas=st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=25),
+    limit=st.integers(1, 40),
+)
+@pytest.mark.asyncio
+async def test_any_answer_is_cut_to_a_prefix_within_the_limit(
+    deltas: list[str], limit: int
+) -> None:
+    counter = BPETokenCounter()
+    pieces, writer = await _drive(TokenLimiter(limit), deltas)
+    text, full = "".join(pieces), "".join(deltas)
+    assert full.startswith(text)
+    # chunks are counted as they stream: their counts stay within the limit (the joined
+    # text may differ by a token where BPE merges across a chunk edge)
+    assert sum(counter.count(piece) for piece in pieces) <= limit
+    over = sum(counter.count(d) for d in deltas) > limit
+    assert len(writer.sent) == (1 if over else 0)
+    if not over:
+        assert text == full
