@@ -14,7 +14,6 @@ from procession import (
     Agent,
     Chunk,
     ConfigurationError,
-    StructuredOutputError,
     StructuredOutputProcessor,
     tool,
 )
@@ -141,11 +140,13 @@ async def test_only_the_final_step_is_structured_and_a_json_schema_works() -> No
 def test_options_are_checked() -> None:
     with pytest.raises(ConfigurationError, match="structured_output"):
         StructuredOutputProcessor("City", "openai/gpt-5-mini")
+    with pytest.raises(ConfigurationError, match="schema"):
+        StructuredOutputProcessor(None, "openai/gpt-5-mini")
     with pytest.raises(ConfigurationError, match="model"):
         StructuredOutputProcessor(City, "gpt-5-mini")
     with pytest.raises(ConfigurationError, match="error_strategy"):
         StructuredOutputProcessor(City, "openai/gpt-5-mini", error_strategy="ignore")  # type: ignore[arg-type]
-    with pytest.raises(StructuredOutputError, match="fallback_value"):
+    with pytest.raises(ConfigurationError, match="fallback_value"):
         StructuredOutputProcessor(City, "openai/gpt-5-mini", error_strategy="fallback")
 
 

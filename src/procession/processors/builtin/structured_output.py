@@ -34,7 +34,12 @@ from procession.errors import StructuredOutputError
 from procession.processors.base import Processor
 from procession.processors.builtin.jsonrepair import extract_json
 from procession.processors.builtin.judge import INTERNAL_RUN, InternalRun
-from procession.processors.builtin.options import check_choice, check_model, check_str
+from procession.processors.builtin.options import (
+    check_choice,
+    check_model,
+    check_str,
+    option_error,
+)
 from procession.structured import StructuredOutput, structured_output_spec
 
 if TYPE_CHECKING:
@@ -82,7 +87,7 @@ class StructuredOutputProcessor(Processor):
     ) -> None:
         spec = structured_output_spec(schema)
         if spec is None:
-            raise StructuredOutputError(f"{_OWNER}: schema is required")
+            raise option_error(_OWNER, "schema", schema, "a pydantic model class or a JSON schema")
         self.spec: StructuredOutput = spec
         self.model = check_model(_OWNER, "model", model)
         self.instructions = check_str(_OWNER, "instructions", instructions)
@@ -90,8 +95,8 @@ class StructuredOutputProcessor(Processor):
             _OWNER, "error_strategy", error_strategy, ("strict", "warn", "fallback")
         )
         if self.error_strategy == "fallback" and fallback_value is None:
-            raise StructuredOutputError(
-                f"{_OWNER}: error_strategy='fallback' needs a fallback_value"
+            raise option_error(
+                _OWNER, "fallback_value", fallback_value, "a value when error_strategy='fallback'"
             )
         self.fallback_value = fallback_value
         self.provider_options = dict(provider_options or {})
