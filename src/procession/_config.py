@@ -269,6 +269,10 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
     if memory is not None:
         lanes["input"] = _around(memory.input_processors(context), lanes["input"], first=True)
         lanes["output"] = _around(memory.output_processors(context), lanes["output"], first=False)
+    structured = call.structured_output
+    if isinstance(structured, Mapping) and "model" in structured:  # a separate structuring model
+        lanes["output"] = [*lanes["output"], _structuring(structured)]
+        structured = None
     retries = call.max_processor_retries
     return RunConfig(
         agent_id=agent.id,
@@ -278,7 +282,7 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         active_tools=call.active_tools,
         provider_options=_first(call.provider_options, agent.provider_options),
         model_settings=_first(call.model_settings, agent.model_settings),
-        structured_output=call.structured_output,
+        structured_output=structured,
         max_steps=call.max_steps if call.max_steps is not None else agent.max_steps,
         max_processor_retries=agent.max_processor_retries if retries is UNSET else retries,
         max_retries=call.max_retries if call.max_retries is not None else agent.max_retries,
@@ -289,6 +293,18 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         memory=memory,
         release=call.release,
     )
+
+
+def _structuring(options: Mapping[str, Any]) -> Any:
+    """``structured_output={"schema": ..., "model": ...}``: a ``StructuredOutputProcessor``
+    last in the output lane structures the answer with that model (Mastra's
+    ``structuredOutput.model``); the agent's own model is not asked for JSON."""
+    from procession.processors.builtin.structured_output import StructuredOutputProcessor
+
+    values = dict(options)
+    if "schema" not in values:
+        raise wrong("structured_output", options, "a 'schema' beside its 'model'")
+    return StructuredOutputProcessor(values.pop("schema"), values.pop("model"), **values)
 
 
 def _first(given: dict[str, Any] | None, default: dict[str, Any]) -> dict[str, Any]:

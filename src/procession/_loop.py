@@ -111,7 +111,7 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
                 yield chunk
             outcome = attempt.settled()
     except asyncio.CancelledError:
-        outcome = _cancelled(state, runner)  # raises again for the caller's own cancellation
+        outcome = await _cancelled(state, runner)  # raises again for the caller's cancellation
     except Exception as error:  # fail closed, never hang (D10, D21)
         outcome = Failed(error)
     outcome = await _end(state, runner, outcome)
@@ -120,11 +120,13 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
     yield output.ending_chunk(state, outcome)
 
 
-def _cancelled(state: RunState, runner: HookRunner | None) -> Outcome:
+async def _cancelled(state: RunState, runner: HookRunner | None) -> Outcome:
     """The run's task was cancelled: by the abort signal (D32), or by the caller (raised)."""
     if state.signal is not None and state.signal.aborted:
         return Aborted()
     _close(state, runner)
+    if runner is not None:
+        await persist.record_usage(state, runner.config)  # the tokens were spent
     raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
 
 
@@ -265,14 +267,16 @@ async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> 
         if isinstance(outcome, Finish) and runner is not None:
             stop = await output.process_output_result(state, runner)
             if stop is not None:
-                return stop
-            await persist.persist(state, runner.config)
+                outcome = stop
+            else:
+                await persist.persist(state, runner.config)
     except asyncio.CancelledError:
-        return _cancelled(state, runner)
+        return await _cancelled(state, runner)
     except Exception as error:  # fail closed (D10, D13: nothing persisted)
-        return Failed(error)
-    finally:
-        _close(state, runner)
+        outcome = Failed(error)
+    _close(state, runner)
+    if runner is not None:
+        await persist.record_usage(state, runner.config)
     return outcome
 
 

@@ -96,6 +96,7 @@ class RunState:
         "agent_id",
         "api_retries",
         "emitter",
+        "last_model",
         "message_list",
         "processor_retries",
         "request_context",
@@ -134,6 +135,8 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
+        self.last_model: str | None = None
+        """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
 
     def state_for(self, processor_id: str) -> dict[str, Any]:
         """The run's state dict for a processor id (D15)."""

@@ -12,7 +12,7 @@ import pytest
 
 from procession.errors import StorageError
 from procession.memory import vectors
-from procession.memory.sqlite import SQLiteStorage
+from procession.memory.sqlite import MIGRATIONS, SQLiteStorage
 from procession.messages.message import Message
 
 
@@ -24,7 +24,9 @@ async def test_wal_migrations_and_reopen(tmp_path: Path) -> None:
     await storage.close()
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [(1,)]
+        assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [
+            (v,) for v, _ in MIGRATIONS
+        ]
     again = SQLiteStorage(path)
     try:
         assert [m.text for m in await again.list_messages("t", resource_id="r")] == ["hello"]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from procession.memory.config import MemoryScope, SemanticRecallConfig, WorkingMemoryConfig
     from procession.memory.embedding import Embedder, HashEmbedder, MiniLMEmbedder
+    from procession.memory.ledger import UsageRecord, UsageTotals, usage_record
     from procession.memory.memory import Memory
     from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
     from procession.memory.sqlite import SQLiteStorage
@@ -40,11 +41,14 @@ _WHERE = {
     "SemanticRecallConfig": "config",
     "Storage": "storage",
     "Thread": "storage",
+    "UsageRecord": "ledger",
+    "UsageTotals": "ledger",
     "VectorHit": "storage",
     "VectorItem": "storage",
     "WorkingMemory": "processors",
     "WorkingMemoryConfig": "config",
     "WorkingMemoryUpdate": "storage",
+    "usage_record": "ledger",
 }
 
 __all__ = [
@@ -60,11 +64,14 @@ __all__ = [
     "SemanticRecallConfig",
     "Storage",
     "Thread",
+    "UsageRecord",
+    "UsageTotals",
     "VectorHit",
     "VectorItem",
     "WorkingMemory",
     "WorkingMemoryConfig",
     "WorkingMemoryUpdate",
+    "usage_record",
 ]
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
+from procession.chunks import Usage
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
 from procession.memory.base import Turn
@@ -145,6 +146,32 @@ class Memory:
             await self.storage.save_turn(
                 thread_id, resource_id, messages, working_memory=working, vectors=vectors
             )
+
+    async def record_usage(
+        self,
+        *,
+        run_id: str,
+        agent_id: str,
+        model: str,
+        usage: Usage,
+        request_context: RequestContext,
+    ) -> None:
+        """Write a run's line in the usage ledger (model, tokens, cost, ids), whatever the
+        run's outcome; ``TokenCostControl`` reads it. A read-only memory writes none."""
+        if self.read_only:
+            return
+        from procession.memory.ledger import usage_record
+
+        await self.storage.record_usage(
+            usage_record(
+                run_id=run_id,
+                agent_id=agent_id,
+                model=model,
+                usage=usage,
+                resource_id=request_context.resource_id,
+                thread_id=request_context.thread_id,
+            )
+        )
 
     async def _vectors(
         self, messages: Sequence[Message], thread_id: str, resource_id: str

@@ -24,6 +24,8 @@ import asyncpg
 
 from procession.errors import StorageError, ThreadOwnershipError
 from procession.memory import _records as rec
+from procession.memory import ledger
+from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
@@ -71,6 +73,28 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             vector bytea NOT NULL
         );
         CREATE INDEX vectors_by_resource ON vectors (resource_id, thread_id);
+        """,
+    ),
+    (
+        2,
+        """
+        CREATE TABLE usage_ledger (
+            run_id text PRIMARY KEY,
+            agent_id text NOT NULL,
+            model text NOT NULL,
+            input_tokens bigint NOT NULL,
+            output_tokens bigint NOT NULL,
+            total_tokens bigint NOT NULL,
+            reasoning_tokens bigint NOT NULL,
+            cached_input_tokens bigint NOT NULL,
+            cost double precision,
+            currency text NOT NULL,
+            resource_id text,
+            thread_id text,
+            created_at timestamptz NOT NULL
+        );
+        CREATE INDEX usage_by_resource ON usage_ledger (resource_id, created_at);
+        CREATE INDEX usage_by_thread ON usage_ledger (thread_id, created_at);
         """,
     ),
 )
@@ -478,6 +502,94 @@ class PostgresStorage:
             vector, [(r[0], r[1], bytes(r[2])) for r in rows], top_k=top_k, threshold=threshold
         )
 
+    # -- the usage ledger ------------------------------------------------------------------
+
+    async def record_usage(self, record: UsageRecord) -> None:
+        """Write a run's usage row, replacing one of the same run id."""
+        ledger.check_usage_record(record)
+        pool = await self._get_pool()
+        await pool.execute(
+            _UPSERT_USAGE,
+            record.run_id,
+            record.agent_id,
+            record.model,
+            record.input_tokens,
+            record.output_tokens,
+            record.total_tokens,
+            record.reasoning_tokens,
+            record.cached_input_tokens,
+            None if record.cost is None else float(record.cost),
+            record.currency,
+            record.resource_id,
+            record.thread_id,
+            rec.as_utc(record.created_at),
+        )
+
+    async def usage_totals(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        currency: str = "USD",
+    ) -> UsageTotals:
+        """Usage summed over the matching rows; see :meth:`Storage.usage_totals`."""
+        where, args = _usage_where(
+            2,
+            resource_id=resource_id,
+            thread_id=thread_id,
+            run_id=run_id,
+            agent_id=agent_id,
+            since=since,
+            until=until,
+        )
+        pool = await self._get_pool()
+        row = await pool.fetchrow(
+            "SELECT count(*), coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),"
+            " coalesce(sum(total_tokens), 0), coalesce(sum(reasoning_tokens), 0),"
+            " coalesce(sum(cached_input_tokens), 0),"
+            " coalesce(sum(cost) FILTER (WHERE currency = $1), 0), count(*) - count(cost)"
+            f" FROM usage_ledger{where}",
+            currency,
+            *args,
+        )
+        assert row is not None  # an aggregate always returns one row
+        return ledger.totals_from_row(tuple(row), currency)
+
+    async def list_usage(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[UsageRecord]:
+        """The matching rows, newest first; see :meth:`Storage.list_usage`."""
+        limit = ledger.check_limit(limit)
+        where, args = _usage_where(
+            1,
+            resource_id=resource_id,
+            thread_id=thread_id,
+            run_id=run_id,
+            agent_id=agent_id,
+            since=since,
+            until=until,
+        )
+        pool = await self._get_pool()
+        rows = await pool.fetch(
+            f"SELECT {_USAGE_COLUMNS} FROM usage_ledger{where}"
+            f" ORDER BY created_at DESC, run_id LIMIT ${len(args) + 1}",
+            *args,
+            limit,
+        )
+        return [UsageRecord(**dict(row)) for row in rows]
+
 
 # -- helpers --------------------------------------------------------------------------------
 
@@ -640,3 +752,34 @@ async def _write_vectors(conn: Any, rows: list[_VectorRow]) -> None:
         " WHERE vectors.resource_id = excluded.resource_id",
         rows,
     )
+
+
+# -- the usage ledger -----------------------------------------------------------------------
+
+_USAGE_COLUMNS = (
+    "run_id, agent_id, model, input_tokens, output_tokens, total_tokens, reasoning_tokens,"
+    " cached_input_tokens, cost, currency, resource_id, thread_id, created_at"
+)
+_UPSERT_USAGE = f"""
+INSERT INTO usage_ledger ({_USAGE_COLUMNS})
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+ON CONFLICT (run_id) DO UPDATE SET
+    agent_id = excluded.agent_id, model = excluded.model,
+    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+    total_tokens = excluded.total_tokens, reasoning_tokens = excluded.reasoning_tokens,
+    cached_input_tokens = excluded.cached_input_tokens, cost = excluded.cost,
+    currency = excluded.currency, resource_id = excluded.resource_id,
+    thread_id = excluded.thread_id, created_at = excluded.created_at
+"""
+
+
+def _usage_where(first: int, **filters: Any) -> tuple[str, tuple[Any, ...]]:
+    """The WHERE clause, numbering placeholders from ``$first``."""
+    conditions = ledger.usage_filter(**filters)
+    if not conditions:
+        return "", ()
+    sql = " AND ".join(
+        f"{column} {operator} ${first + index}"
+        for index, (column, operator, _) in enumerate(conditions)
+    )
+    return f" WHERE {sql}", tuple(value for _, _, value in conditions)

@@ -21,6 +21,8 @@ from typing import Any, TypeVar
 
 from procession.errors import StorageError, ThreadOwnershipError
 from procession.memory import _records as rec
+from procession.memory import ledger
+from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
@@ -68,6 +70,28 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
             vector BLOB NOT NULL
         );
         CREATE INDEX vectors_by_resource ON vectors (resource_id, thread_id);
+        """,
+    ),
+    (
+        2,
+        """
+        CREATE TABLE usage_ledger (
+            run_id TEXT PRIMARY KEY,
+            agent_id TEXT NOT NULL,
+            model TEXT NOT NULL,
+            input_tokens INTEGER NOT NULL,
+            output_tokens INTEGER NOT NULL,
+            total_tokens INTEGER NOT NULL,
+            reasoning_tokens INTEGER NOT NULL,
+            cached_input_tokens INTEGER NOT NULL,
+            cost REAL,
+            currency TEXT NOT NULL,
+            resource_id TEXT,
+            thread_id TEXT,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX usage_by_resource ON usage_ledger (resource_id, created_at);
+        CREATE INDEX usage_by_thread ON usage_ledger (thread_id, created_at);
         """,
     ),
 )
@@ -510,6 +534,81 @@ class SQLiteStorage:
         rows = await self._run(work)
         return rank(vector, rows, top_k=top_k, threshold=threshold)
 
+    # -- the usage ledger ------------------------------------------------------------------
+
+    async def record_usage(self, record: UsageRecord) -> None:
+        """Write a run's usage row, replacing one of the same run id."""
+        row = _usage_row(ledger.check_usage_record(record))
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute(_UPSERT_USAGE, row)
+
+        await self._write(work)
+
+    async def usage_totals(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        currency: str = "USD",
+    ) -> UsageTotals:
+        """Usage summed over the matching rows; see :meth:`Storage.usage_totals`."""
+        where, args = _usage_where(
+            resource_id=resource_id,
+            thread_id=thread_id,
+            run_id=run_id,
+            agent_id=agent_id,
+            since=since,
+            until=until,
+        )
+        sql = (
+            "SELECT count(*), total(input_tokens), total(output_tokens), total(total_tokens),"
+            " total(reasoning_tokens), total(cached_input_tokens),"
+            " total(CASE WHEN currency = ? THEN cost END), count(*) - count(cost)"
+            f" FROM usage_ledger{where}"
+        )
+
+        def work(conn: sqlite3.Connection) -> tuple[Any, ...]:
+            row: tuple[Any, ...] = conn.execute(sql, (currency, *args)).fetchone()
+            return row
+
+        return ledger.totals_from_row(await self._run(work), currency)
+
+    async def list_usage(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[UsageRecord]:
+        """The matching rows, newest first; see :meth:`Storage.list_usage`."""
+        limit = ledger.check_limit(limit)
+        where, args = _usage_where(
+            resource_id=resource_id,
+            thread_id=thread_id,
+            run_id=run_id,
+            agent_id=agent_id,
+            since=since,
+            until=until,
+        )
+        sql = (
+            f"SELECT {_USAGE_COLUMNS} FROM usage_ledger{where}"
+            " ORDER BY created_at DESC, run_id LIMIT ?"
+        )
+
+        def work(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+            return conn.execute(sql, (*args, -1 if limit is None else limit)).fetchall()
+
+        return [_usage_from_row(row) for row in await self._run(work)]
+
 
 # -- helpers that run on the worker thread --------------------------------------------------
 
@@ -688,3 +787,62 @@ def _write_vectors(conn: sqlite3.Connection, rows: list[_VectorRow]) -> None:
         " thread_id = excluded.thread_id, vector = excluded.vector",
         rows,
     )
+
+
+# -- the usage ledger -----------------------------------------------------------------------
+
+_USAGE_COLUMNS = (
+    "run_id, agent_id, model, input_tokens, output_tokens, total_tokens, reasoning_tokens,"
+    " cached_input_tokens, cost, currency, resource_id, thread_id, created_at"
+)
+_UPSERT_USAGE = (
+    f"INSERT OR REPLACE INTO usage_ledger ({_USAGE_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _usage_row(record: UsageRecord) -> tuple[Any, ...]:
+    return (
+        record.run_id,
+        record.agent_id,
+        record.model,
+        record.input_tokens,
+        record.output_tokens,
+        record.total_tokens,
+        record.reasoning_tokens,
+        record.cached_input_tokens,
+        None if record.cost is None else float(record.cost),
+        record.currency,
+        record.resource_id,
+        record.thread_id,
+        rec.to_micros(record.created_at),
+    )
+
+
+def _usage_from_row(row: tuple[Any, ...]) -> UsageRecord:
+    return UsageRecord(
+        run_id=row[0],
+        agent_id=row[1],
+        model=row[2],
+        input_tokens=row[3],
+        output_tokens=row[4],
+        total_tokens=row[5],
+        reasoning_tokens=row[6],
+        cached_input_tokens=row[7],
+        cost=row[8],
+        currency=row[9],
+        resource_id=row[10],
+        thread_id=row[11],
+        created_at=rec.from_micros(row[12]),
+    )
+
+
+def _usage_where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
+    conditions = ledger.usage_filter(**filters)
+    if not conditions:
+        return "", ()
+    sql = " AND ".join(f"{column} {operator} ?" for column, operator, _ in conditions)
+    args = tuple(
+        rec.to_micros(value) if column == "created_at" else value for column, _, value in conditions
+    )
+    return f" WHERE {sql}", args

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
+from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.messages.message import Message
 
 __all__ = [
@@ -219,6 +220,42 @@ class Storage(Protocol):
     ) -> list[VectorHit]:
         """The ``top_k`` most cosine-similar stored embeddings of the resource (or thread),
         best first, with a score of at least ``threshold`` when given."""
+        ...
+
+    # -- the usage ledger ------------------------------------------------------------------
+
+    async def record_usage(self, record: UsageRecord) -> None:
+        """Write a run's usage row (``procession.memory.ledger``); a row already stored for
+        the same run id is replaced. An invalid record raises ``StorageError``."""
+        ...
+
+    async def usage_totals(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        currency: str = "USD",
+    ) -> UsageTotals:
+        """Usage summed over the rows matching every filter given (none: every row), with
+        ``since <= created_at < until``; ``cost`` sums the priced rows in ``currency``."""
+        ...
+
+    async def list_usage(
+        self,
+        *,
+        resource_id: str | None = None,
+        thread_id: str | None = None,
+        run_id: str | None = None,
+        agent_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[UsageRecord]:
+        """The matching rows, newest first (at most ``limit``)."""
         ...
 
     # -- lifetime --------------------------------------------------------------------------

@@ -83,6 +83,7 @@ async def start_model(
         return error
     attempt.stream = started.stream
     attempt.request, attempt.warnings = started.request, started.warnings
+    state.last_model = f"{step.model.provider}/{step.model.model_id}"
     _set_reader(attempt, first, state.signal)
     return None
 

@@ -7,13 +7,18 @@ and vectors) are stored in one transaction; memory reads nothing from processors
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from procession._config import RunConfig
 from procession._state import RunState
 from procession.memory.base import Turn
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList
 
-__all__ = ["persist", "run_messages"]
+__all__ = ["persist", "record_usage", "run_messages"]
+
+logger = logging.getLogger("procession")
 
 
 async def persist(state: RunState, config: RunConfig) -> None:
@@ -30,6 +35,37 @@ async def persist(state: RunState, config: RunConfig) -> None:
         output_processors=tuple(config.output_processors),
     )
     await memory.commit(turn)
+
+
+async def record_usage(state: RunState, config: RunConfig) -> None:
+    """The run's line in memory's usage ledger, whatever its outcome: a blocked or failed run
+    spent tokens too. Only runs that called a model; a failing write is logged, never raised,
+    and a cancelled caller does not stop it."""
+    memory = config.memory
+    record = getattr(memory, "record_usage", None)
+    if state.last_model is None or not callable(record):
+        return
+    write = asyncio.ensure_future(
+        record(
+            run_id=state.run_id,
+            agent_id=state.agent_id,
+            model=state.last_model,
+            usage=state.usage,
+            request_context=state.request_context,
+        )
+    )
+    try:
+        await asyncio.shield(write)
+    except asyncio.CancelledError:
+        write.add_done_callback(_log_failure)
+        raise
+    except Exception:
+        logger.exception("the usage ledger of run %r was not written", state.run_id)
+
+
+def _log_failure(write: asyncio.Future[None]) -> None:
+    if not write.cancelled() and write.exception() is not None:
+        logger.error("the usage ledger was not written", exc_info=write.exception())
 
 
 def run_messages(message_list: MessageList) -> list[Message]:

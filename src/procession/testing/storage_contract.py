@@ -9,7 +9,7 @@ The factory is called once per check and each storage it returns is closed after
 The checks only use ids they make up (random, unique), so they may run against a database
 that holds other data. They cover threads, the message round trip and ordering, ``last`` and
 ``before``, upserts, lookups and deletes by id, resource isolation, working memory, vectors,
-all-or-nothing turns and concurrent turns.
+all-or-nothing turns, concurrent turns and the usage ledger.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from procession.errors import StorageError, ThreadOwnershipError
+from procession.memory.ledger import UsageRecord
 from procession.memory.storage import Storage, WorkingMemoryUpdate
 from procession.messages.codec import message_from_dict, message_to_dict
 from procession.messages.message import Message, MessageContent
@@ -438,6 +439,59 @@ async def _concurrent_threads(s: Storage) -> None:
     _expect(len(await s.list_threads(rid)) == 16, "threads missing")
 
 
+def _usage(run_id: str, at: datetime, **values: Any) -> UsageRecord:
+    fields: dict[str, Any] = {
+        "agent_id": "contract-agent",
+        "model": "openai/gpt-5-mini",
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "total_tokens": 120,
+        "cost": 0.25,
+        "created_at": at,
+    }
+    fields.update(values)
+    return UsageRecord(run_id=run_id, **fields)
+
+
+async def _usage_ledger(s: Storage) -> None:
+    rid, tid, other = _uid("res"), _uid("thread"), _uid("res")
+    at = datetime(2024, 3, 1, 12, tzinfo=UTC)
+    runs = [_uid("run") for _ in range(4)]
+    await s.record_usage(_usage(runs[0], at, resource_id=rid, thread_id=tid, reasoning_tokens=5))
+    await s.record_usage(_usage(runs[1], at + timedelta(hours=1), resource_id=rid, cost=None))
+    await s.record_usage(
+        _usage(runs[2], at + timedelta(days=2), resource_id=rid, cached_input_tokens=40)
+    )
+    await s.record_usage(_usage(runs[3], at, resource_id=other, cost=1.5, currency="EUR"))
+    totals = await s.usage_totals(resource_id=rid)
+    _expect(totals.runs == 3 and totals.unpriced_runs == 1, f"resource totals {totals!r}")
+    _expect(math.isclose(totals.cost, 0.5), f"cost of the priced runs: {totals.cost!r}")
+    _expect((totals.input_tokens, totals.output_tokens) == (300, 60), f"tokens {totals!r}")
+    _expect((totals.reasoning_tokens, totals.cached_input_tokens) == (5, 40), f"{totals!r}")
+    window = await s.usage_totals(resource_id=rid, since=at + timedelta(minutes=30))
+    _expect(window.runs == 2, f"since: {window!r}")
+    before = await s.usage_totals(resource_id=rid, until=at + timedelta(hours=1))
+    _expect(before.runs == 1, f"until is exclusive: {before!r}")
+    _expect((await s.usage_totals(thread_id=tid)).runs == 1, "thread scope")
+    _expect((await s.usage_totals(run_id=runs[2])).cached_input_tokens == 40, "run scope")
+    eur = await s.usage_totals(resource_id=other, currency="EUR")
+    _expect(math.isclose(eur.cost, 1.5), f"currency: {eur!r}")
+    _expect((await s.usage_totals(resource_id=other)).cost == 0, "EUR counted as USD")
+    await s.record_usage(_usage(runs[0], at, resource_id=rid, thread_id=tid, cost=2.0))
+    again = await s.usage_totals(resource_id=rid)
+    _expect(again.runs == 3 and math.isclose(again.cost, 2.25), f"a rewrite replaces: {again!r}")
+    listed = await s.list_usage(resource_id=rid)
+    _expect([r.run_id for r in listed] == [runs[2], runs[1], runs[0]], "list_usage order")
+    _expect(listed[2].thread_id == tid and listed[2].created_at == at, f"row {listed[2]!r}")
+    _expect(listed[1].cost is None, "an unpriced row reads back priced")
+    _expect(len(await s.list_usage(resource_id=rid, limit=1)) == 1, "list_usage limit")
+    empty = await s.usage_totals(resource_id=_uid("none"))
+    _expect(empty.runs == 0 and empty.cost == 0, f"no rows: {empty!r}")
+    await _raises(StorageError, s.record_usage(_usage(_uid("run"), at, input_tokens=-1)), "input")
+    await _raises(StorageError, s.record_usage(_usage("", at)), "run_id")
+    await _raises(StorageError, s.usage_totals(resource_id=""), "resource_id")
+
+
 CHECKS: tuple[tuple[str, Check], ...] = (
     ("threads", _threads),
     ("round_trip", _round_trip),
@@ -452,5 +506,6 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("whole_run", _whole_run),
     ("concurrent_one_thread", _concurrent_one_thread),
     ("concurrent_threads", _concurrent_threads),
+    ("usage_ledger", _usage_ledger),
 )
 """The checks, by name, in the order :func:`check_storage` runs them."""

@@ -1,6 +1,12 @@
 """Built-in processors."""
 
+from procession.processors.builtin.batch_parts import BatchParts
+from procession.processors.builtin.bm25 import (
+    BM25Index,
+)
+from procession.processors.builtin.cache_backends import CacheBackend, InMemoryCache, SQLiteCache
 from procession.processors.builtin.classifier import Classifier, ClassifierContext, ModelClassifier
+from procession.processors.builtin.history_compat import CompatRule, ProviderHistoryCompat
 from procession.processors.builtin.injection import InjectionDetection, PromptInjectionDetector
 from procession.processors.builtin.judge import (
     INTERNAL_RUN,
@@ -15,11 +21,39 @@ from procession.processors.builtin.model_selection import ModelChoice, ModelDeci
 from procession.processors.builtin.moderation import ModerationProcessor, ModerationResult
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
+from procession.processors.builtin.response_cache import RESPONSE_CACHE, ResponseCache
+from procession.processors.builtin.stream_error_retry import RetryMatcher, StreamErrorRetry
+from procession.processors.builtin.structured_output import (
+    StructuredOutputProcessor,
+)
+from procession.processors.builtin.token_cost import TokenCostControl
+from procession.processors.builtin.token_limiter import TokenLimiter
+from procession.processors.builtin.tokens import (
+    BPETokenCounter,
+    EstimateTokenCounter,
+    TokenCounter,
+    token_counter_for,
+)
+from procession.processors.builtin.tool_call_filter import ToolCallFilter
+from procession.processors.builtin.tool_search import (
+    TOOL_SEARCH_KEY,
+    InMemoryLoadedToolStore,
+    LoadedToolStore,
+    ToolSearch,
+)
 
 __all__ = [
+    "BM25Index",
+    "BPETokenCounter",
+    "BatchParts",
+    "CacheBackend",
     "Classifier",
     "ClassifierContext",
+    "CompatRule",
+    "EstimateTokenCounter",
     "INTERNAL_RUN",
+    "InMemoryCache",
+    "InMemoryLoadedToolStore",
     "InjectionDetection",
     "InternalRun",
     "Judge",
@@ -27,6 +61,7 @@ __all__ = [
     "JudgeResult",
     "LanguageDetection",
     "LanguageDetector",
+    "LoadedToolStore",
     "ModelChoice",
     "ModelClassifier",
     "ModelDecision",
@@ -36,6 +71,20 @@ __all__ = [
     "PATTERNS",
     "PrefillErrorHandler",
     "PromptInjectionDetector",
+    "ProviderHistoryCompat",
+    "RESPONSE_CACHE",
+    "ResponseCache",
+    "RetryMatcher",
+    "SQLiteCache",
+    "StreamErrorRetry",
     "StreamRedactor",
+    "StructuredOutputProcessor",
+    "TOOL_SEARCH_KEY",
+    "TokenCostControl",
+    "TokenCounter",
+    "TokenLimiter",
+    "ToolCallFilter",
+    "ToolSearch",
     "is_internal_run",
+    "token_counter_for",
 ]
