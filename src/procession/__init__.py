@@ -70,6 +70,10 @@ from procession.models import (
 from procession.processors import (
     ErrorProcessor,
     InputProcessor,
+    InternalRun,
+    Judge,
+    JudgeError,
+    JudgeResult,
     OutputProcessor,
     PrefillErrorHandler,
     ProcessAPIErrorResult,
@@ -80,6 +84,7 @@ from procession.processors import (
     ProcessorViolation,
     StreamRedactor,
     Writer,
+    is_internal_run,
     notify_violation,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
@@ -118,6 +123,10 @@ __all__ = [
     "ErrorProcessor",
     "FilePart",
     "InputProcessor",
+    "InternalRun",
+    "Judge",
+    "JudgeError",
+    "JudgeResult",
     "LanguageModel",
     "Memory",
     "Message",
@@ -178,6 +187,7 @@ __all__ = [
     "__version__",
     "finish_chunk",
     "get_text",
+    "is_internal_run",
     "message_from_dict",
     "message_to_dict",
     "messages_from_json",

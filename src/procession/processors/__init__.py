@@ -13,7 +13,16 @@ from procession.processors.base import (
     implemented_hooks,
     notify_violation,
 )
-from procession.processors.builtin import PrefillErrorHandler, StreamRedactor
+from procession.processors.builtin import (
+    INTERNAL_RUN,
+    InternalRun,
+    Judge,
+    JudgeError,
+    JudgeResult,
+    PrefillErrorHandler,
+    StreamRedactor,
+    is_internal_run,
+)
 from procession.processors.protocols import (
     ProcessAPIErrorResult,
     ProcessInputStepResult,
@@ -26,9 +35,14 @@ __all__ = [
     "ERROR_HOOKS",
     "HOOKS",
     "INPUT_HOOKS",
+    "INTERNAL_RUN",
     "OUTPUT_HOOKS",
     "ErrorProcessor",
     "InputProcessor",
+    "InternalRun",
+    "Judge",
+    "JudgeError",
+    "JudgeResult",
     "OutputProcessor",
     "PrefillErrorHandler",
     "ProcessAPIErrorResult",
@@ -40,5 +54,6 @@ __all__ = [
     "StreamRedactor",
     "Writer",
     "implemented_hooks",
+    "is_internal_run",
     "notify_violation",
 ]
