@@ -8,17 +8,24 @@ from procession.processors.builtin.judge import (
     JudgeResult,
     is_internal_run,
 )
+from procession.processors.builtin.pii import PIIDetector
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
+from procession.processors.builtin.regex_filter import RegexFilter, RegexRule
+from procession.processors.builtin.unicode import UnicodeNormalizer
 
 __all__ = [
     "INTERNAL_RUN",
-    "PATTERNS",
     "InternalRun",
     "Judge",
     "JudgeError",
     "JudgeResult",
+    "PATTERNS",
+    "PIIDetector",
     "PrefillErrorHandler",
+    "RegexFilter",
+    "RegexRule",
     "StreamRedactor",
+    "UnicodeNormalizer",
     "is_internal_run",
 ]

@@ -16,8 +16,9 @@ from typing import Any
 
 from procession.errors import ConfigurationError
 from procession.processors.base import ProcessorViolation
-from procession.processors.builtin.detection import OFFLINE_TYPES, Detection, detectors_for
-from procession.processors.builtin.redacting import RedactingProcessor, check_flag, check_hold
+from procession.processors.builtin.detectors import OFFLINE_TYPES, Detection, detectors_for
+from procession.processors.builtin.options import check_bool, check_callable, check_str
+from procession.processors.builtin.redacting import RedactingProcessor, check_hold
 from procession.processors.builtin.redaction import DEFAULT_HOLD, CustomRule, RedactionEngine
 
 __all__ = ["PATTERNS", "StreamRedactor"]
@@ -60,13 +61,13 @@ class StreamRedactor(RedactingProcessor):
         on_redact: Callable[[ProcessorViolation[Any]], Any] | None = None,
         tool_chunks: bool = True,
     ) -> None:
-        if not isinstance(replacement, str):
-            raise ConfigurationError(f"replacement={replacement!r} is not valid: expected a str")
-        check_flag("tool_chunks", tool_chunks)
-        self.hold = check_hold(hold)
-        self.replacement_template = replacement
-        self.tool_chunks = tool_chunks
-        self._callback = on_violation or on_redact
+        owner = "StreamRedactor"
+        self.replacement_template = check_str(owner, "replacement", replacement, allow_empty=True)
+        self.tool_chunks = check_bool(owner, "tool_chunks", tool_chunks)
+        self.hold = check_hold(owner, hold)
+        self._callback = check_callable(owner, "on_violation", on_violation) or check_callable(
+            owner, "on_redact", on_redact
+        )
         self._names: dict[str, str] = {}
         types: list[str] = []
         rules: list[CustomRule] = []

@@ -30,13 +30,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from procession.chunks import Chunk
-from procession.errors import ConfigurationError
 from procession.messages.parts import TextPart, ToolInvocationPart
 from procession.processors.base import Processor, ProcessorViolation, notify_violation
-from procession.processors.builtin.detection import Detection
+from procession.processors.builtin.detectors import Detection
+from procession.processors.builtin.options import check_int
 from procession.processors.builtin.redaction import RedactionEngine, StreamScanner, apply
 
-__all__ = ["STRATEGIES", "RedactingProcessor", "Strategy", "check_choice", "check_flag"]
+__all__ = ["STRATEGIES", "RedactingProcessor", "Strategy", "check_hold"]
 
 logger = logging.getLogger("procession.processors")
 
@@ -46,25 +46,9 @@ STRATEGIES: tuple[str, ...] = ("redact", "block", "warn", "filter")
 _TEXT, _REASONING = "text", "reasoning"
 
 
-def check_choice(option: str, value: object, choices: Sequence[str]) -> None:
-    """Raise ``ConfigurationError`` unless ``value`` is one of ``choices`` (D35)."""
-    if not isinstance(value, str) or value not in choices:
-        raise ConfigurationError(
-            f"{option}={value!r} is not valid: expected one of {', '.join(map(repr, choices))}"
-        )
-
-
-def check_flag(option: str, value: object) -> None:
-    """Raise ``ConfigurationError`` unless ``value`` is a ``bool`` (D35)."""
-    if not isinstance(value, bool):
-        raise ConfigurationError(f"{option}={value!r} is not valid: expected True or False")
-
-
-def check_hold(value: object) -> int:
+def check_hold(owner: str, value: object) -> int:
     """The ``hold`` option: an int of at least 1 (a ``bool`` is not an int, D35)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"hold={value!r} is not valid: expected an int >= 1")
-    return value
+    return check_int(owner, "hold", value, 1)
 
 
 class RedactingProcessor(Processor[Any]):

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from procession.processors.builtin.detection import Detection, Detector, matching_text
+from procession.processors.builtin.detectors import Detection, Detector, matching_text
 
 __all__ = [
     "DEFAULT_HOLD",
@@ -72,7 +72,7 @@ class RedactionEngine:
     """The detectors, custom rules and hold bound of one processor (shared by its runs).
 
     Args:
-        detectors: Built-in detectors (:func:`~procession.processors.builtin.detection.
+        detectors: Built-in detectors (:func:`~procession.processors.builtin.detectors.
             detectors_for`).
         rules: Users' own patterns.
         hold: The most characters a stream may hold back; a candidate that outgrows it is
@@ -152,12 +152,13 @@ class RedactionEngine:
         would straddle it."""
         found: list[Detection] = []
         if self.detectors and (
-            _TRIGGER_CHARS.search(norm, offset, cut) is not None
-            or norm.find("A", offset, cut) >= 0
-            or norm.find("earer", offset, cut) >= 0
+            _TRIGGER_CHARS.search(norm, offset) is not None
+            or norm.find("A", offset) >= 0
+            or norm.find("earer", offset) >= 0
         ):
             for trigger, detectors in self._triggered:
-                if trigger.search(norm, offset, cut) is not None:
+                # the whole buffer: a match may start before the cut and end after it
+                if trigger.search(norm, offset) is not None:
                     for detector in detectors:
                         found.extend(detector.find(norm, offset, cut))
         for rule in self.rules:
@@ -182,8 +183,8 @@ _TRIGGER_CHARS = re.compile(r"[0-9@\-_.:=]")
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
-_NUMERIC = "0123456789().+-"
-_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-"
+_GROUPED = "0123456789().+-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""What the groups of spaced shapes are made of (cards, phone numbers, IBANs, ids)."""
 _KEYWORDS = frozenset(
     (
         "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
@@ -221,11 +222,9 @@ def _joinable(token: str) -> int:
     last = token[-1:]
     if last.islower() and last not in "rytnd":  # no group, no keyword ends so
         return 0
-    numeric = len(token) - len(token.rstrip(_NUMERIC))
-    upper = len(token) - len(token.rstrip(_UPPER))
-    longest = max(numeric, upper)
-    if longest:
-        return longest
+    grouped = len(token) - len(token.rstrip(_GROUPED))
+    if grouped:
+        return grouped
     return len(token) if token.lower().strip("\"':=") in _KEYWORDS else 0
 
 
