@@ -24,11 +24,9 @@ from procession.processors.builtin.redaction import DEFAULT_HOLD, CustomRule, Re
 __all__ = ["PATTERNS", "StreamRedactor"]
 
 PATTERNS: dict[str, tuple[str, ...]] = {
-    "card": ("credit-card",),
-    "email": ("email",),
-    "ssn": ("ssn",),
-    "api-key": ("api-key", "aws-key", "bearer-token", "jwt", "private-key"),
     **{name: (name,) for name in OFFLINE_TYPES},
+    "card": ("credit-card",),
+    "api-key": ("api-key", "aws-key", "bearer-token", "jwt", "private-key"),
 }
 """Pattern names :class:`StreamRedactor` accepts, and the built-in detector types of each."""
 
