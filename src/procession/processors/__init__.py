@@ -24,6 +24,7 @@ from procession.processors.builtin import (
     RegexFilter,
     RegexRule,
     StreamRedactor,
+    SystemPromptScrubber,
     UnicodeNormalizer,
     is_internal_run,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "RegexFilter",
     "RegexRule",
     "StreamRedactor",
+    "SystemPromptScrubber",
     "UnicodeNormalizer",
     "Writer",
     "implemented_hooks",

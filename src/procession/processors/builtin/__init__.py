@@ -12,6 +12,7 @@ from procession.processors.builtin.pii import PIIDetector
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
 from procession.processors.builtin.regex_filter import RegexFilter, RegexRule
+from procession.processors.builtin.system_prompt import SystemPromptScrubber
 from procession.processors.builtin.unicode import UnicodeNormalizer
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "RegexFilter",
     "RegexRule",
     "StreamRedactor",
+    "SystemPromptScrubber",
     "UnicodeNormalizer",
     "is_internal_run",
 ]

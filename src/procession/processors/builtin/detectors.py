@@ -299,6 +299,8 @@ def _phone_shape(candidate: str, international: bool) -> bool:
         groups = groups[1:]
     if len(groups) < 2 or min(groups) < 2 or max(groups) > 4 or sum(groups) < 8:
         return False
+    if groups == [3, 2, 4]:  # 536-90-4399 is written as an SSN
+        return False
     if groups[-1] < 3 and len(groups) < 4:  # 1341-3013-42 is a reference, 91 728 54 56 not
         return False
     return not (groups[0] == 4 and candidate[:2] in ("19", "20") and len(groups) == 2)

@@ -34,7 +34,6 @@ from procession.processors.builtin.redaction import (
     DEFAULT_HOLD,
     REDACTION_METHODS,
     RedactionEngine,
-    apply,
     redact_value,
 )
 
@@ -187,15 +186,7 @@ class PIIDetector(RedactingProcessor):
                     continue
                 answer = await self.judge.ask(fence(part.text), _Answer, abort=abort)
                 found = _locate(part.text, answer, self._judged, self.threshold)
-                if not found:
-                    continue
-                if self.strategy == "block":
-                    self._block(abort, found, "content")
-                if self.strategy == "redact":
-                    part.text = apply(part.text, found, self.replacement)
-                pending = self._reported(None, found, "judge")
-                if pending is not None:
-                    await pending
+                await self.apply_judged(part, found, abort)
 
 
 def _locate(

@@ -36,7 +36,7 @@ from procession.processors.builtin.detectors import Detection
 from procession.processors.builtin.options import check_int
 from procession.processors.builtin.redaction import RedactionEngine, StreamScanner, apply
 
-__all__ = ["STRATEGIES", "RedactingProcessor", "Strategy", "check_hold"]
+__all__ = ["RUN_ENGINE", "STRATEGIES", "RedactingProcessor", "Strategy", "check_hold"]
 
 logger = logging.getLogger("procession.processors")
 
@@ -44,6 +44,9 @@ Strategy = Literal["redact", "block", "warn", "filter"]
 STRATEGIES: tuple[str, ...] = ("redact", "block", "warn", "filter")
 
 _TEXT, _REASONING = "text", "reasoning"
+RUN_ENGINE = "engine"
+"""The ``state`` key of an engine built for one run (a processor whose detection depends on
+the run, such as ``SystemPromptScrubber``, puts it there before the first chunk)."""
 
 
 def check_hold(owner: str, value: object) -> int:
@@ -151,6 +154,19 @@ class RedactingProcessor(Processor[Any]):
             self._block(abort, found, where)
         return self._apply(text, found), found
 
+    async def apply_judged(self, part: TextPart, found: list[Detection], abort: Any) -> None:
+        """Apply the strategy to what a judge found in a text part (edited in place, D24):
+        ``block`` aborts, ``redact`` and ``filter`` replace the spans, every one is reported."""
+        if not found:
+            return
+        if self.strategy == "block":
+            self._block(abort, found, "content")
+        if self.strategy in ("redact", "filter"):
+            part.text = apply(part.text, found, self.replacement)
+        pending = self._reported(None, found, "judge")
+        if pending is not None:
+            await pending
+
     # -- process_output_stream -------------------------------------------------------------
 
     def process_output_stream(self, *, part: Chunk, state: dict[str, Any], abort: Any) -> Any:
@@ -168,7 +184,7 @@ class RedactingProcessor(Processor[Any]):
     def _delta(self, part: Chunk, state: dict[str, Any], key: str, field: str, abort: Any) -> Any:
         scanner: StreamScanner | None = state.get(key)
         if scanner is None:
-            scanner = state[key] = self.engine.scanner()
+            scanner = state[key] = (state.get(RUN_ENGINE) or self.engine).scanner()
         payload = part.payload
         state["id:" + key] = payload.get("id")
         delta = payload.get(field) or ""
@@ -236,10 +252,10 @@ class RedactingProcessor(Processor[Any]):
                 if isinstance(state[key], StreamScanner)
             ]
             if kind == "tool-call" and self.tool_chunks:
-                part = self._tool_call(part, abort)
+                part = self._tool_call(part, abort, state.get(RUN_ENGINE) or self.engine)
             return self._before(part, flushed)
         if self.tool_chunks and kind in ("tool-result", "tool-error"):
-            return self._tool_output(part, abort)
+            return self._tool_output(part, abort, state.get(RUN_ENGINE) or self.engine)
         return part
 
     def _before(self, part: Any, flushed: list[Any]) -> Any:
@@ -253,10 +269,10 @@ class RedactingProcessor(Processor[Any]):
 
     # -- tool chunks -----------------------------------------------------------------------
 
-    def _tool_call(self, part: Chunk, abort: Any) -> Any:
+    def _tool_call(self, part: Chunk, abort: Any, engine: Any) -> Any:
         args = part.payload.get("args")
         found: list[Detection] = []
-        shown = self._redact_json(args, found)
+        shown = self._redact_json(args, found, engine)
         if not found:
             return part
         if self.strategy == "block":
@@ -269,10 +285,10 @@ class RedactingProcessor(Processor[Any]):
         chunk.execution_args = part.execution_args if part.execution_args is not None else args
         return self._reported(chunk, found, "tool-call")
 
-    def _tool_output(self, part: Chunk, abort: Any) -> Any:
+    def _tool_output(self, part: Chunk, abort: Any, engine: Any) -> Any:
         field = "result" if part.type == "tool-result" else "error"
         found: list[Detection] = []
-        shown = self._redact_json(part.payload.get(field), found)
+        shown = self._redact_json(part.payload.get(field), found, engine)
         if not found:
             return part
         if self.strategy == "block":
@@ -283,18 +299,18 @@ class RedactingProcessor(Processor[Any]):
             return self._reported(part, found, part.type)
         return self._reported(part.copy(payload={**part.payload, field: shown}), found, part.type)
 
-    def _redact_json(self, value: Any, found: list[Detection]) -> Any:
+    def _redact_json(self, value: Any, found: list[Detection], engine: Any = None) -> Any:
         """``value`` with every string in it redacted; detections appended to ``found``."""
         if isinstance(value, str):
-            hits = self.engine.scan(value)
+            hits = (engine or self.engine).scan(value)
             if not hits:
                 return value
             found.extend(hits)
             return apply(value, hits, self.replacement)
         if isinstance(value, dict):
-            return {key: self._redact_json(item, found) for key, item in value.items()}
+            return {key: self._redact_json(item, found, engine) for key, item in value.items()}
         if isinstance(value, list | tuple):
-            return [self._redact_json(item, found) for item in value]
+            return [self._redact_json(item, found, engine) for item in value]
         return value
 
     # -- stored messages -------------------------------------------------------------------
