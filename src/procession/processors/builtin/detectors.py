@@ -29,6 +29,7 @@ from typing import Any
 
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
+    "clear_validation_cache",
     "DIGITS6",
     "DETECTORS",
     "MATCHING_TABLE",
@@ -340,9 +341,11 @@ def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator
     return validate
 
 
+@lru_cache(maxsize=4096)
 def _valid_phone(
     phonenumbers: object, candidate: str, international: bool, regions: tuple[str, ...]
 ) -> bool:
+    """Whether ``candidate`` is a valid number (cached: a conversation repeats its numbers)."""
     parse = phonenumbers.parse  # type: ignore[attr-defined]
     is_valid = phonenumbers.is_valid_number  # type: ignore[attr-defined]
     if international:
@@ -358,6 +361,11 @@ def _valid_phone(
         except Exception:
             continue
     return False
+
+
+def clear_validation_cache() -> None:
+    """Forget cached phone-number verdicts (for benchmarks that replay the same numbers)."""
+    _valid_phone.cache_clear()
 
 
 # -- the built-in detectors -------------------------------------------------------------------

@@ -173,8 +173,10 @@ class RedactingProcessor(Processor[Any]):
         """Redact the chunk's text as it streams; flush or reset at the boundaries."""
         kind = part.type
         if kind == "text-delta":
+            state["id:text"] = part.payload.get("id")
             return self._delta(part, state, _TEXT, "text", abort)
         if kind == "reasoning-delta":
+            state["id:reasoning"] = part.payload.get("id")
             return self._delta(part, state, _REASONING, "text", abort)
         if kind == "tool-call-delta" and self.tool_chunks:
             key = "call:" + str(part.payload.get("toolCallId"))
@@ -183,19 +185,15 @@ class RedactingProcessor(Processor[Any]):
 
     def _delta(self, part: Chunk, state: dict[str, Any], key: str, field: str, abort: Any) -> Any:
         scanner: StreamScanner | None = state.get(key)
+        payload = part.payload
         if scanner is None:
             scanner = state[key] = (state.get(RUN_ENGINE) or self.engine).scanner()
-        payload = part.payload
-        state["id:" + key] = payload.get("id")
-        delta = payload.get(field) or ""
-        text, found = scanner.feed(delta)
+        text, found = scanner.feed(payload.get(field) or "")
         if found:
             return self._released(part, field, text, found, abort, key)
         if not text:
             return None
-        if text is delta:
-            return part
-        return part.copy(payload={**payload, field: text})
+        return Chunk(part.type, {**payload, field: text}, part.run_id)
 
     def _released(
         self,

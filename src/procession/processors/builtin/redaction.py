@@ -77,9 +77,11 @@ class RedactionEngine:
         rules: Users' own patterns.
         hold: The most characters a stream may hold back; a candidate that outgrows it is
             redacted whole (fail closed).
+        batch: Text is released once at least this many characters are waiting (default
+            ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
     """
 
-    __slots__ = ("_by_group", "_open", "_triggered", "detectors", "hold", "rules")
+    __slots__ = ("_by_group", "_open", "_triggered", "batch", "detectors", "hold", "rules")
 
     def __init__(
         self,
@@ -87,10 +89,12 @@ class RedactionEngine:
         rules: Sequence[CustomRule] = (),
         *,
         hold: int = DEFAULT_HOLD,
+        batch: int | None = None,
     ) -> None:
         self.detectors = tuple(detectors)
         self.rules = tuple(rules)
         self.hold = hold
+        self.batch = min(32, hold // 8) if batch is None else batch
         prefixes: dict[str, Detector] = {}
         for detector in self.detectors:
             prefixes.setdefault(detector.prefix, detector)
@@ -257,17 +261,20 @@ class StreamScanner:
     def feed(self, delta: str) -> tuple[str, list[Detection]]:
         """Add ``delta``; return what is now safe to release."""
         buf = self.held + delta if self.held else delta
+        engine = self._engine
+        if self._skip is None and len(buf) < engine.batch:  # release in batches: cheaper
+            self.held = buf
+            return "", []
         if (
             self._skip is None
             and delta.isascii()
             and delta.isprintable()
             and " " not in delta
-            and len(buf) <= self._engine.hold // 2
+            and len(buf) <= engine.hold // 2
         ):  # it only extends the last word: nothing before it can become releasable
             self.held = buf
             return "", []
         norm = matching_text(buf)
-        engine = self._engine
         offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
         if offset == len(buf):
             self.held = ""
