@@ -117,3 +117,24 @@ def test_false_positives_per_category_are_at_most_one_percent() -> None:
 def test_bad_options_are_clear_errors(kwargs: dict[str, Any], needle: str) -> None:  # D35
     with pytest.raises(ConfigurationError, match=needle):
         PIIDetector(**kwargs)
+
+
+@pytest.mark.asyncio
+async def test_judged_types_are_redacted_on_the_stream_sentence_by_sentence() -> None:
+    def judge(options: Any) -> Reply:
+        text = str(options.prompt[-1])
+        found = (
+            [{"type": "name", "value": "Ada Lovelace", "confidence": 0.9}] if "Ada" in text else []
+        )
+        return Reply(text=[json.dumps({"detections": found})])
+
+    judge_model = FunctionModel(judge)
+    model = ScriptedModel([Reply(text=["Hello. Your ", "contact is Ada Love", "lace. Bye"])])
+    pii = PIIDetector(model=judge_model, redaction_method="placeholder")
+    stream = Agent(id="a", model=model, output_processors=[pii]).stream("x")
+    chunks = [c async for c in stream]
+    result = await stream.result()
+    wire = json.dumps([c.to_dict() for c in chunks], default=str)
+    assert "Lovelace" not in wire
+    assert result.text == "Hello. Your contact is [NAME]. Bye"
+    assert len(judge_model.calls) == 3  # "Hello.", "Your contact is Ada Lovelace.", " Bye"

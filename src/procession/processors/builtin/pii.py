@@ -11,10 +11,12 @@ in input messages and, before anything is stored, in the response messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from procession.chunks import Chunk
 from procession.errors import ConfigurationError
 from procession.messages.parts import TextPart
 from procession.models.base import LanguageModel
@@ -25,6 +27,7 @@ from procession.processors.builtin.options import (
     check_bool,
     check_callable,
     check_choice,
+    check_int,
     check_number,
     check_str,
     check_str_list,
@@ -48,6 +51,9 @@ PII_JUDGED_TYPES: tuple[str, ...] = ("name", "address", "date-of-birth")
 """Types only a model can find."""
 
 _API_KEY = ("api-key", "aws-key", "bearer-token", "jwt", "private-key")
+_JUDGE_BUFFER = "judge-buffer"
+_JUDGE_FLUSH = frozenset(("text-end", "finish", "step-finish", "tool-call"))
+_SENTENCE_END = re.compile(r"[.!?\n\u3002\uff01\uff1f]")
 
 
 @dataclass
@@ -83,6 +89,8 @@ class PIIDetector(RedactingProcessor):
         on_violation: Called once per detection (D8).
         tool_chunks: Also cover tool-call arguments, tool results and tool errors.
         phone_regions: Regions phone numbers without a country code are checked against.
+        buffer_size: With judged types, the most characters of streamed text judged at once
+            (a sentence end also releases them; default 200).
     """
 
     id = "pii-detector"
@@ -104,6 +112,7 @@ class PIIDetector(RedactingProcessor):
         on_violation: Callable[[ProcessorViolation[Any]], Any] | None = None,
         tool_chunks: bool = True,
         phone_regions: Sequence[str] | None = None,
+        buffer_size: int = 200,
     ) -> None:
         owner = "PIIDetector"
         known = PII_OFFLINE_TYPES + PII_JUDGED_TYPES
@@ -131,6 +140,7 @@ class PIIDetector(RedactingProcessor):
         )
         self.tool_chunks = check_bool(owner, "tool_chunks", tool_chunks)
         self.hold = check_hold(owner, hold)
+        self.buffer_size = check_int(owner, "buffer_size", buffer_size, 1)
         self._callback = check_callable(owner, "on_violation", on_violation)
         offline = tuple(
             dict.fromkeys(
@@ -162,6 +172,51 @@ class PIIDetector(RedactingProcessor):
         """``PII detected. Types: ...`` (Mastra's wording)."""
         kinds = ", ".join(dict.fromkeys(d.type.lstrip("+") for d in detections))
         return f"PII detected in {where}. Types: {kinds}"
+
+    def process_output_stream(self, *, part: Chunk, state: dict[str, Any], abort: Any) -> Any:
+        """Offline types as they stream; with judged types, text is also judged per sentence
+        (or ``buffer_size`` characters) before it is released (Mastra's buffered check)."""
+        out = super().process_output_stream(part=part, state=state, abort=abort)
+        if not self._judged:
+            return out
+        if part.type == "step-start" or (
+            part.type == "step-finish"
+            and part.payload.get("stepResult", {}).get("reason") == "retry"
+        ):
+            state.pop(_JUDGE_BUFFER, None)
+        return self._judged_stream(out, state, abort)
+
+    async def _judged_stream(self, out: Any, state: dict[str, Any], abort: Any) -> Any:
+        if out is not None and not isinstance(out, Chunk | list):
+            out = await out
+        items = [] if out is None else (out if isinstance(out, list) else [out])
+        released: list[Chunk] = []
+        for item in items:
+            if item.type == "text-delta":
+                held: list[Chunk] = state.setdefault(_JUDGE_BUFFER, [])
+                held.append(item)
+                text = item.payload.get("text", "")
+                if sum(len(c.payload.get("text", "")) for c in held) >= self.buffer_size or (
+                    _SENTENCE_END.search(text)
+                ):
+                    released.extend(await self._judge_held(state, abort))
+                continue
+            if item.type in _JUDGE_FLUSH:
+                released.extend(await self._judge_held(state, abort))
+            released.append(item)
+        return released or None
+
+    async def _judge_held(self, state: dict[str, Any], abort: Any) -> list[Chunk]:
+        held: list[Chunk] = state.pop(_JUDGE_BUFFER, [])
+        if not held:
+            return []
+        assert self.judge is not None
+        part = TextPart(text="".join(c.payload.get("text", "") for c in held))
+        answer = await self.judge.ask(fence(part.text), _Answer, abort=abort)
+        found = _locate(part.text, answer, self._judged, self.threshold)
+        await self.apply_judged(part, found, abort)
+        first = held[0]
+        return [Chunk("text-delta", {**first.payload, "text": part.text}, first.run_id)]
 
     async def process_input(self, *, messages: list[Any], abort: Any) -> Any:
         """Offline detection on every input message; the judge on the chosen ones."""
