@@ -83,6 +83,8 @@ class Detector:
     trigger: str = DIGITS6
     """A cheap pattern every match contains (a digit, ``@``...): detectors whose trigger is
     absent from the text are not run."""
+    min_digits: int = 0
+    """How many ASCII digits every match holds: a text with fewer is not searched."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -424,6 +426,7 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         _NO_DIGIT_BEFORE + r"[0-9](?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
         _card,
+        min_digits=13,
     )
     email = Detector(
         "email",
@@ -439,6 +442,7 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         r"(?![0-9])(?![ .\-][0-9])",
         _NO_DIGIT_BEFORE + r"[0-9]{1,3}(?:[ .\-](?:[0-9]{1,2}(?:[ .\-][0-9]{0,4})?)?)?\Z",
         _ssn,
+        min_digits=9,
     )
     phone = Detector(
         "phone",
@@ -446,6 +450,7 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         r"(?![0-9])",
         r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])[+(0-9][0-9 .\-()]{0,26}\Z",
         phone_validator(),
+        min_digits=7,
     )
     keys = Detector(
         "api-key",
@@ -566,10 +571,22 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
     }
 
 
+_ID_DIGITS = r"[0-9]{6}|[0-9]{3,4}[ .\-][0-9]{3,4}[ .\-][0-9]{3,4}|[0-9]{2} [0-9]{2} [0-9]{2}"
+"""What every national-id shape but the Italian one holds."""
+
+
 def _national_ids() -> tuple[Detector, ...]:
-    def shape(pattern: str, prefix: str, validate: Validator, trigger: str = DIGITS6) -> Detector:
+    def shape(
+        pattern: str, prefix: str, validate: Validator, trigger: str = _ID_DIGITS
+    ) -> Detector:
         return Detector(
-            "national-id", pattern, prefix, validate, placeholder="[NATIONAL_ID]", trigger=trigger
+            "national-id",
+            pattern,
+            prefix,
+            validate,
+            placeholder="[NATIONAL_ID]",
+            trigger=trigger,
+            min_digits=6,  # every shape holds at least six digits
         )
 
     digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
@@ -638,7 +655,11 @@ def detectors_for(
         for detector in DETECTORS[name]:
             if name == "phone" and phone_regions is not None:
                 detector = Detector(
-                    detector.type, detector.pattern, detector.prefix, phone_validator(phone_regions)
+                    detector.type,
+                    detector.pattern,
+                    detector.prefix,
+                    phone_validator(phone_regions),
+                    min_digits=detector.min_digits,
                 )
             out.append(detector)
     return tuple(out)

@@ -160,11 +160,19 @@ class RedactionEngine:
             or norm.find("A", offset) >= 0
             or norm.find("earer", offset) >= 0
         ):
+            digits = -1
             for trigger, detectors in self._triggered:
                 # the whole buffer: a match may start before the cut and end after it
-                if trigger.search(norm, offset) is not None:
-                    for detector in detectors:
-                        found.extend(detector.find(norm, offset, cut))
+                if trigger.search(norm, offset) is None:
+                    continue
+                for detector in detectors:
+                    if detector.min_digits:
+                        if digits < 0:
+                            rest = norm[offset:]
+                            digits = len(rest) - len(rest.translate(_NO_DIGITS))
+                        if digits < detector.min_digits:
+                            continue
+                    found.extend(detector.find(norm, offset, cut))
         for rule in self.rules:
             for hit in rule.pattern.finditer(norm, offset):
                 if hit.start() >= cut:
@@ -182,6 +190,7 @@ class RedactionEngine:
 
 
 _NON_SPACE = re.compile(r"\S*")
+_NO_DIGITS = dict.fromkeys(range(48, 58))
 _TRIGGER_CHARS = re.compile(r"[0-9@\-_.:=]")
 """Every built-in trigger contains one of these, ``A`` (AWS, Google keys) or ``earer``."""
 _REFINE = 48
