@@ -138,7 +138,8 @@ class QualityGuardrail(Processor):
 
 
 def _count_redaction(violation: ProcessorViolation[Any]) -> None:
-    stats[f"stream-redactor: {violation.detail} numbers redacted"] += 1
+    kind = violation.detail.get("type") if isinstance(violation.detail, dict) else violation.detail
+    stats[f"stream-redactor: {kind} numbers redacted"] += 1
 
 
 def build_demo_agent(model: Any = None) -> Agent:

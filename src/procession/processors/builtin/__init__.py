@@ -19,13 +19,16 @@ from procession.processors.builtin.judge import (
 from procession.processors.builtin.language import LanguageDetection, LanguageDetector
 from procession.processors.builtin.model_selection import ModelChoice, ModelDecision, ModelSelection
 from procession.processors.builtin.moderation import ModerationProcessor, ModerationResult
+from procession.processors.builtin.pii import PIIDetector
 from procession.processors.builtin.prefill import PrefillErrorHandler
 from procession.processors.builtin.redact import PATTERNS, StreamRedactor
+from procession.processors.builtin.regex_filter import RegexFilter, RegexRule
 from procession.processors.builtin.response_cache import RESPONSE_CACHE, ResponseCache
 from procession.processors.builtin.stream_error_retry import RetryMatcher, StreamErrorRetry
 from procession.processors.builtin.structured_output import (
     StructuredOutputProcessor,
 )
+from procession.processors.builtin.system_prompt import SystemPromptScrubber
 from procession.processors.builtin.token_cost import TokenCostControl
 from procession.processors.builtin.token_limiter import TokenLimiter
 from procession.processors.builtin.tokens import (
@@ -41,6 +44,7 @@ from procession.processors.builtin.tool_search import (
     LoadedToolStore,
     ToolSearch,
 )
+from procession.processors.builtin.unicode import UnicodeNormalizer
 
 __all__ = [
     "BM25Index",
@@ -69,22 +73,27 @@ __all__ = [
     "ModerationProcessor",
     "ModerationResult",
     "PATTERNS",
+    "PIIDetector",
     "PrefillErrorHandler",
     "PromptInjectionDetector",
     "ProviderHistoryCompat",
     "RESPONSE_CACHE",
+    "RegexFilter",
+    "RegexRule",
     "ResponseCache",
     "RetryMatcher",
     "SQLiteCache",
     "StreamErrorRetry",
     "StreamRedactor",
     "StructuredOutputProcessor",
+    "SystemPromptScrubber",
     "TOOL_SEARCH_KEY",
     "TokenCostControl",
     "TokenCounter",
     "TokenLimiter",
     "ToolCallFilter",
     "ToolSearch",
+    "UnicodeNormalizer",
     "is_internal_run",
     "token_counter_for",
 ]

@@ -1,121 +1,121 @@
-"""``StreamRedactor``: redact patterns (card numbers, emails, secrets...) while text streams.
+"""``StreamRedactor``: redact card numbers, e-mail addresses and secrets while text streams.
 
-A match may be split across deltas ("4111 11" + "11 1111 1111"), so the redactor holds back
-the tail of the text that could still become part of a match, and releases it, redacted, with
-the next delta or when the text part ends. What the client receives and what is stored are
-both redacted; nothing unredacted ever leaves the processor.
+A match may be split across deltas (``"4111 11"`` + ``"11 1111 1111"``), so the redactor holds
+back the open candidate at the end of the text (at most ``hold`` characters; a longer one is
+redacted, never released) and releases it, redacted, once it is decided. Text, reasoning,
+streamed tool-call arguments and tool chunks are covered, and what the client receives,
+``result.text``, the steps, the messages and the store all agree (see
+:mod:`procession.processors.builtin.redacting`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from procession.chunks import Chunk
-from procession.processors.base import Processor, ProcessorViolation
+from procession.errors import ConfigurationError
+from procession.processors.base import ProcessorViolation
+from procession.processors.builtin.detectors import OFFLINE_TYPES, Detection, detectors_for
+from procession.processors.builtin.options import check_bool, check_callable, check_str
+from procession.processors.builtin.redacting import RedactingProcessor, check_hold
+from procession.processors.builtin.redaction import DEFAULT_HOLD, CustomRule, RedactionEngine
 
 __all__ = ["PATTERNS", "StreamRedactor"]
 
-PATTERNS: dict[str, str] = {
-    "card": r"\b(?:\d[ -]?){11,18}\d\b",  # 12-19 digits: partial echoes count too
-    "email": r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b",
-    "ssn": r"\b\d{3}-\d{2}-\d{4}\b",
-    "api-key": r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{16,}\b",
+PATTERNS: dict[str, tuple[str, ...]] = {
+    **{name: (name,) for name in OFFLINE_TYPES},
+    "card": ("credit-card",),
+    "api-key": ("api-key", "aws-key", "bearer-token", "jwt", "private-key"),
 }
-"""Built-in patterns by name."""
+"""Pattern names :class:`StreamRedactor` accepts, and the built-in detector types of each."""
 
 
-class StreamRedactor(Processor):
-    """Redacts matches of regular expressions in streamed text, across chunk boundaries.
+class StreamRedactor(RedactingProcessor):
+    """Redacts card numbers, e-mail addresses, SSNs and secrets in streamed output.
 
     Args:
-        patterns: Pattern names from :data:`PATTERNS`, or ``{name: regex}``.
+        patterns: Names from :data:`PATTERNS` (``"card"``, ``"email"``, ``"ssn"``,
+            ``"api-key"``, or any built-in type such as ``"iban"``), or ``{name: regex}`` for
+            patterns of your own (held across chunks too).
         replacement: The text that replaces a match; ``{name}`` is the pattern's name.
-        hold: How many trailing characters may still grow into a match (longer matches
-            split across deltas are still caught when they end within this window).
-        on_redact: Called with a :class:`ProcessorViolation` (``detail`` holds the pattern
-            name) for every redaction, for auditing.
-        tool_chunks: Also redact strings inside ``tool-call`` and ``tool-result`` chunks, so
-            the client never sees them (what the model and the history hold is unchanged; use
-            ``process_tool_result`` to change that).
+        hold: The most characters held back while a match may still be growing (default 256);
+            a candidate that outgrows it is redacted, never released.
+        on_violation: Called with a :class:`ProcessorViolation` for every redaction (D8);
+            ``detail["type"]`` names the pattern. ``on_redact`` is its older name.
+        tool_chunks: Also redact streamed tool-call arguments (the tool still runs with the
+            real ones), tool results and tool errors, for the client and what is stored.
     """
 
     id = "stream-redactor"
 
     def __init__(
         self,
-        patterns: list[str] | Mapping[str, str] = ("card", "email", "ssn", "api-key"),  # type: ignore[assignment]
+        patterns: Sequence[str] | Mapping[str, str] = ("card", "email", "ssn", "api-key"),
         *,
         replacement: str = "[REDACTED]",
-        hold: int = 48,
+        hold: int = DEFAULT_HOLD,
+        on_violation: Callable[[ProcessorViolation[Any]], Any] | None = None,
         on_redact: Callable[[ProcessorViolation[Any]], Any] | None = None,
         tool_chunks: bool = True,
     ) -> None:
-        named = (
-            dict(patterns)
-            if isinstance(patterns, Mapping)
-            else {name: PATTERNS[name] for name in patterns}
+        owner = "StreamRedactor"
+        self.replacement_template = check_str(owner, "replacement", replacement, allow_empty=True)
+        self.tool_chunks = check_bool(owner, "tool_chunks", tool_chunks)
+        self.hold = check_hold(owner, hold)
+        self._callback = check_callable(owner, "on_violation", on_violation) or check_callable(
+            owner, "on_redact", on_redact
         )
-        self._pattern = re.compile("|".join(f"(?P<{_group(n)}>{p})" for n, p in named.items()))
-        self._names = {_group(n): n for n in named}
-        self.replacement = replacement
-        self.hold = hold
-        self.on_redact = on_redact
-        self.tool_chunks = tool_chunks
+        self._names: dict[str, str] = {}
+        types: list[str] = []
+        rules: list[CustomRule] = []
+        if isinstance(patterns, Mapping):
+            for name, pattern in patterns.items():
+                rules.append(_rule(name, pattern))
+                self._names[name] = name
+        elif isinstance(patterns, str) or not isinstance(patterns, Sequence):
+            raise ConfigurationError(
+                f"patterns={patterns!r} is not valid: expected a list of names "
+                f"({', '.join(sorted(PATTERNS))}) or a {{name: regex}} mapping"
+            )
+        else:
+            for name in patterns:
+                if name not in PATTERNS:
+                    raise ConfigurationError(
+                        f"patterns: {name!r} is not a built-in pattern; expected one of "
+                        f"{', '.join(sorted(PATTERNS))}, or pass {{name: regex}}"
+                    )
+                for kind in PATTERNS[name]:
+                    self._names.setdefault(kind, name)
+                    if kind not in types:
+                        types.append(kind)
+        self.engine = RedactionEngine(detectors_for(tuple(types)), rules, hold=self.hold)
+
+    def replacement(self, detection: Detection) -> str:
+        """The replacement text; a continued overlong candidate leaves nothing behind."""
+        if detection.type.startswith("+"):
+            return ""
+        name = self._names.get(detection.type, detection.type)
+        return self.replacement_template.replace("{name}", name)
+
+    def violation(self, detection: Detection, channel: str) -> ProcessorViolation[Any]:
+        """Reports name the pattern as it was configured (``card``, not ``credit-card``)."""
+        base = super().violation(detection, channel)
+        name = self._names.get(detection.type, detection.type)
+        detail = {**base.detail, "type": name} if isinstance(base.detail, dict) else base.detail
+        return ProcessorViolation(base.processor_id, f"redacted {name}", detail)
 
     def redact(self, text: str) -> str:
-        """Redact every match in ``text``."""
-        return self._pattern.sub(self._replace, text)
+        """Redact every match in a complete ``text`` (no reports)."""
+        return self.engine.redact(text, self.replacement)[0]
 
-    def _replace(self, match: re.Match[str]) -> str:
-        name = self._names[match.lastgroup or ""]
-        if self.on_redact is not None:
-            self.on_redact(
-                ProcessorViolation(processor_id=self.id, message=f"redacted {name}", detail=name)
-            )
-        return self.replacement.format(name=name)
 
-    def process_output_stream(
-        self, *, part: Chunk, state: dict[str, Any]
-    ) -> Chunk | list[Chunk] | None:
-        """Hold back a possible match's start; release redacted text as it becomes safe."""
-        kind = part.type
-        if kind == "text-delta":
-            pending = state.get("pending", "") + part.payload.get("text", "")
-            cut = self._safe_cut(pending)
-            state["pending"], state["id"] = pending[cut:], part.payload.get("id")
-            if cut == 0:
-                return None
-            return part.copy(payload={**part.payload, "text": self.redact(pending[:cut])})
-        if self.tool_chunks and kind in ("tool-call", "tool-result"):
-            part = part.copy(payload=self._redact_json(part.payload))
-        pending = state.get("pending", "")
-        if not pending:
-            return part
-        state["pending"] = ""
-        flushed = Chunk(
-            "text-delta", {"id": state.get("id"), "text": self.redact(pending)}, part.run_id
+def _rule(name: object, pattern: object) -> CustomRule:
+    if not isinstance(name, str) or not isinstance(pattern, str | re.Pattern):
+        raise ConfigurationError(
+            f"patterns: {name!r}: {pattern!r} is not valid: expected {{name: regex string}}"
         )
-        return [flushed, part]
-
-    def _redact_json(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, dict):
-            return {key: self._redact_json(item) for key, item in value.items()}
-        if isinstance(value, list):
-            return [self._redact_json(item) for item in value]
-        return value
-
-    def _safe_cut(self, text: str) -> int:
-        """The length of the prefix that no future text can change the redaction of."""
-        cut = max(0, len(text) - self.hold)
-        for match in self._pattern.finditer(text):
-            if match.start() < cut < match.end():  # straddles the cut: hold all of it
-                return match.start()
-        return cut
-
-
-def _group(name: str) -> str:
-    return re.sub(r"\W", "_", name) or "p"
+    try:
+        return CustomRule.compile(name, pattern, "[REDACTED]")
+    except Exception as error:
+        raise ConfigurationError(f"patterns: {name!r} is not a valid regex: {error}") from None

@@ -1,0 +1,428 @@
+"""The streaming redaction engine every redacting processor shares.
+
+:class:`RedactionEngine` holds the detectors (built-in ones, and users' own regular expressions)
+and the hold bound; it is immutable and shared by every run. :class:`StreamScanner` is one
+stream's state (a run's text, its reasoning, one tool call's argument text): fed delta by delta,
+it returns the text that no later delta can change the verdict on, with the detections in it,
+and holds back the rest.
+
+What is held back is exactly the *open candidate*: the leftmost position from which the text
+up to its end could still grow into a match (each detector's ``prefix``). Everything before it
+is final, since a match there is already whole or can no longer occur. Work per delta is
+proportional to the held text plus the delta, and the held text is bounded: when an open
+candidate outgrows ``hold`` characters it is reported and redacted at once (fail closed),
+and what continues it is swallowed too, never released. Total work is linear in the stream.
+
+Users' own patterns (``rules``) cannot declare a prefix; for them the third-party ``regex``
+module's *partial matching* tells whether the end of the text could still become a match, so
+custom rules are held across chunks the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from procession.processors.builtin.detectors import Detection, Detector, matching_text
+
+__all__ = [
+    "DEFAULT_HOLD",
+    "REDACTION_METHODS",
+    "CustomRule",
+    "RedactionEngine",
+    "RedactionMethod",
+    "StreamScanner",
+    "mask_value",
+    "redact_value",
+]
+
+DEFAULT_HOLD = 256
+"""Default bound, in characters, on the text a stream may hold back."""
+
+RedactionMethod = Literal["mask", "hash", "remove", "placeholder"]
+REDACTION_METHODS: tuple[str, ...] = ("mask", "hash", "remove", "placeholder")
+
+
+@dataclass(frozen=True, slots=True)
+class CustomRule:
+    """A user's own pattern (a ``regex`` module pattern, so it can match partially)."""
+
+    type: str
+    pattern: Any
+    """A compiled ``regex`` pattern."""
+    placeholder: str
+
+    @classmethod
+    def compile(cls, name: str, pattern: str | re.Pattern[str], placeholder: str) -> CustomRule:
+        """Compile ``pattern`` (a string or an ``re`` pattern) with the ``regex`` module."""
+        import regex
+
+        if isinstance(pattern, re.Pattern):
+            flags = pattern.flags & (re.IGNORECASE | re.MULTILINE | re.DOTALL | re.VERBOSE)
+            compiled = regex.compile(pattern.pattern, flags | regex.VERSION0)
+        else:
+            compiled = regex.compile(pattern, regex.VERSION0)
+        return cls(name, compiled, placeholder)
+
+
+class RedactionEngine:
+    """The detectors, custom rules and hold bound of one processor (shared by its runs).
+
+    Args:
+        detectors: Built-in detectors (:func:`~procession.processors.builtin.detectors.
+            detectors_for`).
+        rules: Users' own patterns.
+        hold: The most characters a stream may hold back; a candidate that outgrows it is
+            redacted whole (fail closed).
+        batch: Text is released once at least this many characters are waiting (default
+            ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
+    """
+
+    __slots__ = ("_by_group", "_open", "_triggered", "batch", "detectors", "hold", "rules")
+
+    def __init__(
+        self,
+        detectors: Sequence[Detector],
+        rules: Sequence[CustomRule] = (),
+        *,
+        hold: int = DEFAULT_HOLD,
+        batch: int | None = None,
+    ) -> None:
+        self.detectors = tuple(detectors)
+        self.rules = tuple(rules)
+        self.hold = hold
+        self.batch = min(32, hold // 8) if batch is None else batch
+        prefixes: dict[str, Detector] = {}
+        for detector in self.detectors:
+            prefixes.setdefault(detector.prefix, detector)
+        self._by_group = {f"g{i}": d for i, d in enumerate(prefixes.values())}
+        never = r"(?!)"
+        self._open = re.compile(
+            "|".join(f"(?P<{g}>{d.prefix})" for g, d in self._by_group.items()) or never
+        )
+        groups: dict[str, list[Detector]] = {}
+        for detector in self.detectors:
+            groups.setdefault(detector.trigger, []).append(detector)
+        self._triggered = tuple((re.compile(t), tuple(ds)) for t, ds in groups.items())
+
+    def scanner(self) -> StreamScanner:
+        """A fresh stream state."""
+        return StreamScanner(self)
+
+    def scan(self, text: str) -> list[Detection]:
+        """Every detection in a complete ``text``, in order."""
+        found, _ = self.final(matching_text(text), 0, len(text))
+        return found
+
+    def redact(self, text: str, replace: Callable[[Detection], str]) -> tuple[str, list[Detection]]:
+        """``text`` with every detection replaced, and the detections."""
+        found = self.scan(text)
+        return (apply(text, found, replace) if found else text), found
+
+    def open_start(self, norm: str, offset: int) -> tuple[int, str]:
+        """Where the leftmost open candidate starts (``len(norm)`` if none), and its group.
+
+        A cheap superset comes first: the trailing run of printable ASCII, extended left over
+        the space-separated groups that spaced shapes (cards, phone numbers, IBANs, ``Bearer
+        <token>``, ``api_key = <value>``) are made of, and an unfinished private-key block.
+        Holding a superset is safe; only a long one is refined with the exact prefixes.
+        """
+        start = _superset_start(norm, offset)
+        kind = ""
+        if len(norm) - start > _REFINE:
+            match = self._open.search(norm, start)
+            start, kind = (match.start(), match.lastgroup or "") if match else (len(norm), "")
+        for rule in self.rules:
+            for found in rule.pattern.finditer(norm, offset, partial=True):
+                if found.start() >= start:
+                    break
+                if found.end() > found.start() and (found.partial or found.end() == len(norm)):
+                    start, kind = found.start(), rule.type
+                    break
+        return start, kind
+
+    def continuation(self, kind: str) -> tuple[str, re.Pattern[str]]:
+        """The type and continuation pattern of an open candidate's group (or rule type)."""
+        detector = self._by_group.get(kind)
+        if detector is None:  # a custom rule: its candidate runs to the next space
+            return kind, _NON_SPACE
+        return detector.type, re.compile(detector.continuation)
+
+    def final(self, norm: str, offset: int, cut: int) -> tuple[list[Detection], int]:
+        """Detections starting in ``[offset, cut)`` and the cut, lowered below any match that
+        would straddle it."""
+        found: list[Detection] = []
+        if self.detectors and (
+            _TRIGGER_CHARS.search(norm, offset) is not None
+            or norm.find("A", offset) >= 0
+            or norm.find("earer", offset) >= 0
+        ):
+            digits = -1
+            for trigger, detectors in self._triggered:
+                # the whole buffer: a match may start before the cut and end after it
+                if trigger.search(norm, offset) is None:
+                    continue
+                for detector in detectors:
+                    if detector.min_digits:
+                        if digits < 0:
+                            rest = norm[offset:]
+                            digits = len(rest) - len(rest.translate(_NO_DIGITS))
+                        if digits < detector.min_digits:
+                            continue
+                    found.extend(detector.find(norm, offset, cut))
+        for rule in self.rules:
+            for hit in rule.pattern.finditer(norm, offset):
+                if hit.start() >= cut:
+                    break
+                if hit.end() > hit.start():
+                    found.append(Detection(rule.type, hit.start(), hit.end(), hit.group()))
+        while True:  # a match reaching past the cut moves the cut to its start
+            lowest = min((d.start for d in found if d.end > cut), default=cut)
+            if lowest >= cut:
+                break
+            cut = lowest
+            found = [d for d in found if d.start < cut]
+        found.sort(key=_start)
+        return found, cut
+
+
+_NON_SPACE = re.compile(r"\S*")
+_NO_DIGITS = dict.fromkeys(range(48, 58))
+_TRIGGER_CHARS = re.compile(r"[0-9@\-_.:=]")
+"""Every built-in trigger contains one of these, ``A`` (AWS, Google keys) or ``earer``."""
+_REFINE = 48
+"""A superset hold longer than this is refined with the exact prefix patterns."""
+_PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
+_GROUPED = "0123456789().+-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""What the groups of spaced shapes are made of (cards, phone numbers, IBANs, ids)."""
+_KEYWORDS = frozenset(
+    (
+        "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
+        "secret-key", "access_token", "access-token", "auth_token", "auth-token",
+        "client_secret", "client-secret", "aws_secret_access_key", "password", "passwd", "",
+    )
+)  # fmt: skip
+
+
+def _superset_start(norm: str, offset: int) -> int:
+    """A start at or before every open candidate's (see :meth:`RedactionEngine.open_start`)."""
+    start = max(len(norm.rstrip(_PRINTABLE)), offset)
+    while start > offset:
+        gap = start
+        while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t":
+            gap -= 1
+        if gap in (start, offset) or start - gap > 8:
+            break
+        before = norm[offset:gap]
+        token = before[len(before.rstrip(_PRINTABLE)) :]
+        joined = _joinable(token)
+        if not joined:
+            break
+        start = gap - joined
+        if joined < len(before) and (joined < len(token) or norm[start - 1] not in " \t"):
+            break  # a partial token, or one after a non-space character
+    begin = norm.rfind("-----BEGIN", offset)
+    if 0 <= begin < start and norm.find("-----END", begin) < 0:
+        start = begin
+    return start
+
+
+def _joinable(token: str) -> int:
+    """How much of ``token``'s end can belong to a spaced candidate (0: none)."""
+    last = token[-1:]
+    if last.islower() and last not in "rytnd":  # no group, no keyword ends so
+        return 0
+    grouped = len(token) - len(token.rstrip(_GROUPED))
+    if grouped:
+        return grouped
+    return len(token) if token.lower().strip("\"':=") in _KEYWORDS else 0
+
+
+def _start(detection: Detection) -> int:
+    return detection.start
+
+
+class StreamScanner:
+    """One stream's held text: feed it deltas, flush it when the stream ends.
+
+    ``feed`` and ``flush`` return ``(text, detections)``: the released text, as it was
+    received, and the detections in it (offsets into that text). A detection whose ``type``
+    is prefixed ``+`` continues an overlong candidate already reported: redact it, but do not
+    report it again.
+    """
+
+    __slots__ = ("_engine", "_skip", "_skip_type", "held")
+
+    def __init__(self, engine: RedactionEngine) -> None:
+        self._engine = engine
+        self.held = ""
+        self._skip: re.Pattern[str] | None = None
+        self._skip_type = ""
+
+    def reset(self) -> None:
+        """Forget the held text (a rejected attempt's text is never released)."""
+        self.held = ""
+        self._skip = None
+
+    def feed(self, delta: str) -> tuple[str, list[Detection]]:
+        """Add ``delta``; return what is now safe to release."""
+        buf = self.held + delta if self.held else delta
+        engine = self._engine
+        if self._skip is None and len(buf) < engine.batch:  # release in batches: cheaper
+            self.held = buf
+            return "", []
+        if (
+            self._skip is None
+            and delta.isascii()
+            and delta.isprintable()
+            and " " not in delta
+            and len(buf) <= engine.hold // 2
+        ):  # it only extends the last word: nothing before it can become releasable
+            self.held = buf
+            return "", []
+        norm = matching_text(buf)
+        offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
+        if offset == len(buf):
+            self.held = ""
+            return buf, found
+        cut, kind = engine.open_start(norm, offset)
+        if len(buf) - cut > engine.hold:  # an overlong candidate: fail closed
+            more, cut = engine.final(norm, offset, cut)
+            kind_type, self._skip = engine.continuation(kind)
+            self._skip_type = kind_type
+            self.held = ""
+            found.extend(more)
+            found.append(Detection(kind_type, cut, len(buf), buf[cut:]))
+            return buf, found
+        if cut == offset and not found:
+            self.held = buf
+            return "", found
+        more, cut = engine.final(norm, offset, cut)
+        found.extend(more)
+        self.held = buf[cut:]
+        return buf[:cut], found
+
+    def flush(self) -> tuple[str, list[Detection]]:
+        """The stream ended: release everything held, with its detections."""
+        buf, self.held = self.held, ""
+        if not buf:
+            self._skip = None
+            return "", []
+        norm = matching_text(buf)
+        offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
+        self._skip = None
+        more, _ = self._engine.final(norm, offset, len(buf))
+        found.extend(more)
+        return buf, found
+
+    def _swallow(self, buf: str, norm: str) -> tuple[int, list[Detection]]:
+        """Text continuing an overlong candidate: redacted with it, never released."""
+        assert self._skip is not None
+        end = self._skip.match(norm).end()  # type: ignore[union-attr]  # `*` always matches
+        if end < len(buf):
+            self._skip = None
+        if end == 0:
+            return 0, []
+        return end, [Detection("+" + self._skip_type, 0, end, buf[:end])]
+
+
+def apply(text: str, detections: Sequence[Detection], replace: Callable[[Detection], str]) -> str:
+    """Replace ``detections`` in ``text``; overlapping ones merge, the longest names the span."""
+    out: list[str] = []
+    position = 0
+    index = 0
+    count = len(detections)
+    ordered = sorted(detections, key=_start)
+    while index < count:
+        owner = ordered[index]
+        start, end = owner.start, owner.end
+        index += 1
+        while index < count and ordered[index].start < end:
+            other = ordered[index]
+            if other.end - other.start > owner.end - owner.start:
+                owner = other
+            end = max(end, other.end)
+            index += 1
+        if start < position:  # already covered
+            start = position
+        out.append(text[position:start])
+        span = (
+            owner
+            if (owner.start, owner.end) == (start, end)
+            else Detection(owner.type, start, end, text[start:end])
+        )
+        out.append(replace(span))
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
+# -- redaction methods ------------------------------------------------------------------------
+
+_KEEP_LAST_FOUR = frozenset(("credit-card", "ssn", "phone", "national-id"))
+
+
+def mask_value(detection: Detection, preserve_format: bool = True) -> str:
+    """Mask a value: letters and digits become ``*`` (format-preserving), some tails kept.
+
+    Cards, SSNs, phone numbers and national ids keep their last four digits; e-mail keeps the
+    first and last letters of the local part and the top-level domain; an IBAN keeps its
+    country code and last four characters. ``preserve_format=False`` gives ``*`` of the same
+    length (at most 8).
+    """
+    value, kind = detection.value, detection.type.lstrip("+")
+    if detection.type.startswith("+") or not preserve_format:
+        return "*" * min(len(value), 8) if not detection.type.startswith("+") else ""
+    if kind in _KEEP_LAST_FOUR:
+        return _mask_keep_tail(value, 4)
+    if kind == "email" and "@" in value:
+        local, domain = value.split("@", 1)
+        head, _, tld = domain.rpartition(".")
+        local_mask = local[0] + "*" * (len(local) - 2) + local[-1] if len(local) > 2 else "***"
+        return f"{local_mask}@{_star(head)}.{tld}"
+    if kind == "iban" and len(value) > 6:
+        return value[:2] + _star(value[2:-4]) + value[-4:]
+    return _star(value)
+
+
+def _star(text: str) -> str:
+    return "".join("*" if c.isalnum() else c for c in text)
+
+
+def _mask_keep_tail(value: str, keep: int) -> str:
+    out = list(value)
+    seen = 0
+    for index in range(len(out) - 1, -1, -1):
+        if out[index].isalnum():
+            seen += 1
+            if seen > keep:
+                out[index] = "*"
+    return "".join(out)
+
+
+def redact_value(
+    detection: Detection,
+    method: str,
+    *,
+    placeholder: str | None = None,
+    preserve_format: bool = True,
+) -> str:
+    """The replacement of ``detection`` under ``method`` (mask, hash, remove, placeholder).
+
+    ``hash`` gives ``[HASH:<first 8 hex digits of SHA-256>]``; ``placeholder`` gives
+    ``placeholder`` or ``[<TYPE>]``. The continuation of an overlong candidate (a type
+    prefixed ``+``) is removed under every method but ``mask``.
+    """
+    if detection.type.startswith("+"):
+        return _star(detection.value) if method == "mask" else ""
+    if method == "mask":
+        return mask_value(detection, preserve_format)
+    if method == "hash":
+        digest = hashlib.sha256(detection.value.encode("utf-8")).hexdigest()[:8]
+        return f"[HASH:{digest}]"
+    if method == "remove":
+        return ""
+    return placeholder or f"[{detection.type.upper().replace('-', '_')}]"
