@@ -54,6 +54,7 @@ from procession.messages import (
     part_to_dict,
     to_model_messages,
     to_prompt,
+    validate_messages,
 )
 from procession.models import (
     LanguageModel,
@@ -191,4 +192,5 @@ __all__ = [
     "to_model_messages",
     "to_prompt",
     "tool",
+    "validate_messages",
 ]

@@ -521,6 +521,8 @@ def _encode_content(content: MessageContent) -> dict[str, Any]:
 
 def message_to_dict(message: Message) -> dict[str, Any]:
     """Encode a message as Mastra's ``MastraDBMessage`` JSON object."""
+    if not isinstance(message, Message):
+        raise MessageError("message", "must be a Message", message)
     out: dict[str, Any] = {
         "id": message.id,
         "role": message.role,
@@ -544,6 +546,8 @@ def messages_to_json(messages: Iterable[Message]) -> str:
 
 def messages_from_json(text: str) -> list[Message]:
     """Decode a JSON array of stored messages."""
+    if not isinstance(text, str | bytes | bytearray):
+        raise MessageError("json", "must be JSON text (a str)", text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
