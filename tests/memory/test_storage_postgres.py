@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from procession.errors import StorageError
+from procession.errors import ConfigurationError, StorageError
 from procession.memory.postgres import PostgresStorage
 from procession.testing.storage_contract import _concurrent_one_thread
 
@@ -47,6 +47,6 @@ async def test_unreachable_server_is_a_storage_error() -> None:
     await storage.close()
 
 
-def test_schema_name_is_checked() -> None:
-    with pytest.raises(StorageError, match="schema"):
+def test_schema_name_is_checked() -> None:  # D35
+    with pytest.raises(ConfigurationError, match="schema"):
         PostgresStorage("postgresql://x", schema='x"; DROP TABLE threads; --')

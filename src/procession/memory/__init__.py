@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from procession.memory.config import MemoryScope, SemanticRecallConfig, WorkingMemoryConfig
     from procession.memory.embedding import Embedder, HashEmbedder, MiniLMEmbedder
+    from procession.memory.limits import check_storable
     from procession.memory.memory import Memory
     from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
     from procession.memory.sqlite import SQLiteStorage
@@ -45,6 +46,7 @@ _WHERE = {
     "WorkingMemory": "processors",
     "WorkingMemoryConfig": "config",
     "WorkingMemoryUpdate": "storage",
+    "check_storable": "limits",
 }
 
 __all__ = [
@@ -65,6 +67,7 @@ __all__ = [
     "WorkingMemory",
     "WorkingMemoryConfig",
     "WorkingMemoryUpdate",
+    "check_storable",
 ]
 
 
