@@ -170,7 +170,9 @@ class Memory:
             update = surviving_update(
                 message_list, states.get(self.working.id, {}).get(PENDING, ())
             )
-        check_storable(messages, thread_id=thread_id, working_memory=update)
+        check_storable(
+            messages, thread_id=thread_id, resource_id=resource_id, working_memory=update
+        )
         vectors: list[VectorItem] = []
         recall = self.recall
         if recall is not None and messages and states.get(recall.id, {}).get(STAGED) is recall:

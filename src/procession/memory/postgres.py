@@ -15,16 +15,18 @@ since Debian's PostgreSQL ships without pgvector.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 
 from procession.errors import (
     ConfigurationError,
     MessageThreadError,
+    ProcessionError,
     StorageError,
     ThreadOwnershipError,
 )
@@ -106,6 +108,27 @@ RETURNING id
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _database_errors(
+    method: Callable[Concatenate[PostgresStorage, P], Awaitable[R]],
+) -> Callable[Concatenate[PostgresStorage, P], Coroutine[Any, Any, R]]:
+    """Turn the driver's errors into ``StorageError``, as SQLite's are (the same error type
+    on every backend); procession's own errors pass unchanged."""
+
+    @functools.wraps(method)
+    async def call(self: PostgresStorage, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(self, *args, **kwargs)
+        except ProcessionError:  # ThreadOwnershipError is also an OSError (PermissionError)
+            raise
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+            raise StorageError(f"{self!r}: {type(error).__name__}: {error}") from error
+
+    return call
+
 
 class PostgresStorage:
     """Storage in PostgreSQL; see the module docstring.
@@ -180,6 +203,7 @@ class PostgresStorage:
 
     # -- threads ---------------------------------------------------------------------------
 
+    @_database_errors
     async def create_thread(
         self,
         *,
@@ -212,6 +236,7 @@ class PostgresStorage:
             raise ThreadOwnershipError(tid, resource_id, owner)
         raise StorageError(f"thread {tid!r} already exists")
 
+    @_database_errors
     async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
         """The thread, or ``None``; see :meth:`Storage.get_thread`."""
         rec.check_id(thread_id, "thread_id")
@@ -223,6 +248,7 @@ class PostgresStorage:
         _check_owner(thread_id, resource_id, row["resource_id"])
         return _thread(row)
 
+    @_database_errors
     async def update_thread(
         self,
         thread_id: str,
@@ -253,6 +279,7 @@ class PostgresStorage:
             )
         return _thread(row)
 
+    @_database_errors
     async def list_threads(
         self, resource_id: str, *, limit: int | None = None, offset: int = 0
     ) -> list[Thread]:
@@ -269,6 +296,7 @@ class PostgresStorage:
         )
         return [_thread(row) for row in rows]
 
+    @_database_errors
     async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
         """Delete a thread, its messages and vectors; ``False`` if it did not exist."""
         rec.check_id(thread_id, "thread_id")
@@ -285,6 +313,7 @@ class PostgresStorage:
 
     # -- messages --------------------------------------------------------------------------
 
+    @_database_errors
     async def save_turn(
         self,
         thread_id: str,
@@ -313,6 +342,7 @@ class PostgresStorage:
                 await _write_working_memory(conn, update.text, resource_id, update.thread_id)
             await _write_vectors(conn, turn.vectors)
 
+    @_database_errors
     async def check_message_ids(
         self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
     ) -> None:
@@ -328,6 +358,7 @@ class PostgresStorage:
             if ids:
                 await _refuse_foreign_messages(conn, ids, thread_id, resource_id)
 
+    @_database_errors
     async def list_messages(
         self,
         thread_id: str,
@@ -363,6 +394,7 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def list_messages_around(
         self,
         thread_id: str,
@@ -389,6 +421,7 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:
@@ -407,6 +440,7 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def delete_messages(self, message_ids: Sequence[str], *, resource_id: str) -> int:
         """Delete the resource's messages with these ids and their vectors."""
         rec.check_id(resource_id, "resource_id")
@@ -434,6 +468,7 @@ class PostgresStorage:
 
     # -- working memory and resources ------------------------------------------------------
 
+    @_database_errors
     async def get_working_memory(
         self, *, resource_id: str, thread_id: str | None = None
     ) -> str | None:
@@ -455,6 +490,7 @@ class PostgresStorage:
         _check_owner(thread_id, resource_id, row[0])
         return None if row[1] is None else str(row[1])
 
+    @_database_errors
     async def set_working_memory(
         self, text: str | None, *, resource_id: str, thread_id: str | None = None
     ) -> None:
@@ -465,6 +501,7 @@ class PostgresStorage:
         async with pool.acquire() as conn, conn.transaction():
             await _write_working_memory(conn, text, resource_id, thread_id)
 
+    @_database_errors
     async def get_resource(self, resource_id: str) -> Resource | None:
         """The resource record, or ``None``."""
         rec.check_id(resource_id, "resource_id")
@@ -474,6 +511,7 @@ class PostgresStorage:
         )
         return None if row is None else _resource(resource_id, row[0], row[1])
 
+    @_database_errors
     async def update_resource(self, resource_id: str, *, metadata: dict[str, Any]) -> Resource:
         """Merge metadata into the resource's, creating the record if needed."""
         rec.check_id(resource_id, "resource_id")
@@ -492,6 +530,7 @@ class PostgresStorage:
 
     # -- vectors ---------------------------------------------------------------------------
 
+    @_database_errors
     async def upsert_vectors(self, items: Sequence[VectorItem]) -> None:
         """Store message embeddings as float32 ``bytea``."""
         rows = rec.vector_rows(items)
@@ -501,6 +540,7 @@ class PostgresStorage:
         async with pool.acquire() as conn, conn.transaction():
             await _write_vectors(conn, rows)
 
+    @_database_errors
     async def query_vectors(
         self,
         vector: Sequence[float],
