@@ -49,6 +49,10 @@ async def soak(backend: str, target: str, schema: str, cases: int, seed: int) ->
         outcomes.append(outcome)
         for problem in outcome.problems:
             print(f"  case {index}: {problem}")
+        if (index + 1) % 10 == 0:
+            print(
+                f"  {backend}: {index + 1} cases, {time.perf_counter() - started:.0f} s", flush=True
+            )
     problems = [p for o in outcomes for p in o.problems]
     return {
         "cases": cases,

@@ -13,12 +13,15 @@ from procession.messages import (
     Message,
     MessageContent,
     MessageList,
+    SystemMessage,
     ToolInvocation,
     ToolInvocationPart,
     message_from_dict,
     message_to_dict,
     messages_from_json,
     part_from_dict,
+    to_model_messages,
+    to_prompt,
 )
 from tests.messages.factories import core_call, core_result, snapshot
 
@@ -399,6 +402,10 @@ def test_messages_from_json_rejects_bad_json_and_non_arrays() -> None:
         (lambda: MessageList(resource_id=_ANY_INT), "resource_id"),
         (lambda: messages_from_json(_ANY_INT), "json"),
         (lambda: message_to_dict(_ANY_INT), "message"),
+        (lambda: to_model_messages(_ANY_INT), "messages"),
+        (lambda: to_model_messages([Message.user("x"), _ANY_INT]), "messages[1]"),
+        (lambda: to_prompt([SystemMessage("s"), _ANY_INT], []), "system[1]"),
+        (lambda: to_prompt([], ["text"]), "messages[0]"),  # type: ignore[list-item]
     ],
 )
 def test_constructors_and_helpers_refuse_wrong_types(  # D35

@@ -223,3 +223,19 @@ def test_a_subclass_of_a_part_is_checked_as_its_base() -> None:
     message.content.parts[0].text = None  # type: ignore[union-attr]
     with pytest.raises(MessageError, match=r"parts\[0\]\.text"):
         validate_messages(message)
+
+
+class _Incomparable:
+    """A value whose ``==`` raises, as a numpy array's truth value does."""
+
+    def __eq__(self, other: object) -> bool:
+        raise ValueError("ambiguous")
+
+    __hash__ = object.__hash__
+
+
+def test_a_value_whose_equality_raises_is_still_named() -> None:
+    message = Message.user("x", id="m1")
+    message.content.metadata = _Incomparable()  # type: ignore[assignment]
+    with pytest.raises(MessageError, match=r"message\['m1'\]\.content\.metadata: must be an obj"):
+        validate_messages(message)

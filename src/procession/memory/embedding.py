@@ -85,6 +85,11 @@ class HashEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text."""
+        if isinstance(texts, str):
+            raise TypeError("embed takes a sequence of texts, not one string")
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"embed takes strings (got {text!r} at index {index})")
         return [self.embed_one(text) for text in texts]
 
 

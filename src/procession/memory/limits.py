@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,16 +43,26 @@ __all__ = [
 NUL_PROBLEM = "contains a NUL character (\\x00), which storage cannot hold"
 SURROGATE_PROBLEM = "contains a lone surrogate (not valid Unicode), which storage cannot hold"
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _JSON_NUL = "\\u0000"  # how json.dumps writes a NUL character
 _KEY_TYPES = (str, int, float, bool)
+
+
+def _is_utf8(value: str) -> bool:
+    """Whether ``value`` encodes as UTF-8: it holds no surrogate (ASCII is the fast path)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def text_problem(value: str) -> str | None:
     """Why a backend cannot store the string ``value``, or ``None`` when every backend can."""
     if "\x00" in value:
         return NUL_PROBLEM
-    if _SURROGATE.search(value) is not None:
+    if not _is_utf8(value):
         return SURROGATE_PROBLEM
     return None
 
@@ -118,8 +127,9 @@ def json_text(
 ) -> str:
     """``value`` as compact JSON text every backend stores; ``InvalidRecordError`` if not.
 
-    The common case costs one ``json.dumps`` and two scans of the text; the value is walked
-    only to name the offending field once something is wrong.
+    The common case costs one ``json.dumps``, a search for ``\\u0000`` and an ASCII test
+    of the text; the value is walked only to name the offending field once something is
+    wrong.
     """
     try:
         text: str | None = json.dumps(
@@ -127,7 +137,7 @@ def json_text(
         )
     except (TypeError, ValueError, RecursionError):
         text = None
-    if text is not None and _JSON_NUL not in text and _SURROGATE.search(text) is None:
+    if text is not None and _JSON_NUL not in text and _is_utf8(text):
         return text
     problem = _json_problem(value, path)
     if problem is not None:
