@@ -293,6 +293,18 @@ CASES: list[Case] = [
         "'c1'",
     ),
     ("rollback-foreign-marker", lambda ml: ml.rollback("marker"), "checkpoint", "'marker'"),
+    (
+        "system-object-bad-content",
+        lambda ml: ml.add_system(SystemMessage(_ANY_INT)),
+        "system[0].content",
+        "123",
+    ),
+    (
+        "replace-set-bad-scope",
+        lambda ml: ml.apply_replace_set(_ANY_INT, [], "input"),
+        "scope",
+        "123",
+    ),
     # D35: call options of the wrong type are refused by name, with the value
     ("remove-by-an-int", lambda ml: ml.remove_by_ids(_ANY_INT), "ids", "123"),
     ("remove-by-a-message", lambda ml: ml.remove_by_ids(_ANY_MESSAGE), "ids", "Message("),

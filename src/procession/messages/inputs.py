@@ -72,6 +72,12 @@ class ToolResultInput:
 def coerce_system(value: object, path: str) -> SystemMessage:
     """A system message from a string, a ``SystemMessage`` or a core-form dict."""
     if isinstance(value, SystemMessage):
+        if not isinstance(value.content, str):
+            raise MessageError(f"{path}.content", "must be a string", value.content)
+        if value.provider_options is not None and not isinstance(value.provider_options, dict):
+            raise MessageError(
+                f"{path}.providerOptions", "must be an object", value.provider_options
+            )
         return value
     if isinstance(value, str):
         return SystemMessage(value)

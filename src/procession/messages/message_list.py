@@ -407,6 +407,8 @@ class MessageList:
             )
         if not isinstance(returned, list):
             raise MessageError("returned", "must be a list of messages", returned)
+        if not isinstance(scope, list | tuple) or not all(isinstance(m, Message) for m in scope):
+            raise MessageError("scope", "must be a list of the Message objects replaced", scope)
         items = coerce_messages(returned, "returned")
         scope_ids = {m.id for m in scope}
         kept = [item for item in items if isinstance(item, Message)]
