@@ -135,6 +135,14 @@ def test_check_storable_names_ids_and_working_memory(  # D34
     assert caught.value.path == field
 
 
+def test_a_value_that_contains_itself_is_refused() -> None:  # D30
+    loop: list[object] = []
+    loop.append(loop)
+    with pytest.raises(InvalidRecordError, match="contains itself") as caught:
+        check_storable(_with_args({"loop": loop}), thread_id="t")
+    assert caught.value.path == "message"
+
+
 def test_text_that_only_looks_like_an_escaped_nul_is_stored() -> None:
     check_storable(Message.user("a literal \\u0000 is six characters"), thread_id="t")
 

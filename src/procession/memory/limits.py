@@ -139,12 +139,18 @@ def json_text(
         text = None
     if text is not None and _JSON_NUL not in text and _is_utf8(text):
         return text
-    problem = _json_problem(value, path)
+    try:
+        problem = _json_problem(value, path)
+    except RecursionError:  # a value that contains itself
+        problem = None
     if problem is not None:
         raise InvalidRecordError(*problem, thread_id=thread_id, message_id=message_id)
-    if text is None:  # e.g. a value that contains itself
+    if text is None:
         raise InvalidRecordError(
-            path or "value", "is not JSON-encodable", thread_id=thread_id, message_id=message_id
+            path or "message",  # only a message body is encoded from the root
+            "is not JSON-encodable (it contains itself, or is nested too deeply)",
+            thread_id=thread_id,
+            message_id=message_id,
         )
     return text  # a literal backslash-u-0000 in some string, not a NUL
 
