@@ -45,9 +45,13 @@ __all__ = [
 
 WORKER = Path(__file__).with_name("storage_worker.py")
 DSN_FILE = Path(__file__).resolve().parents[2] / ".pgdata" / "dsn"
-KINDS = "vnvevmvv"
-"""One letter per turn (see ``storage_worker.py``): valid, NUL, edited, moved message."""
+KINDS = "vnvevmvvvvv"
+"""One letter per turn (see ``storage_worker.py``): valid, NUL, edited, moved message. The
+kill comes after one of the first turns began; the valid turns at the end keep the worker busy
+until then."""
 COUNT = len(KINDS)
+TAIL = 4
+"""Turns at the end a kill never targets."""
 
 
 def find_dsn() -> str | None:
@@ -184,7 +188,7 @@ async def run_case(
         await storage.save_turn(f"{thread}-anchor", resource, [anchor])
     finally:
         await storage.close()
-    turn, fraction = rng.randrange(1, COUNT), rng.random() * 1.2
+    turn, fraction = rng.randrange(1, COUNT - TAIL), rng.random() * 1.2
     args = (thread, resource, tag, str(COUNT), str(size), str(text_bytes), KINDS)
     proc = spawn(backend, target, schema, "whole", *args)
     lines = await asyncio.to_thread(_kill_during, proc, turn, fraction)

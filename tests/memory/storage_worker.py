@@ -80,6 +80,7 @@ def _spoil(turn: list[Message], kind: str, tag: str) -> list[Message]:
 async def _whole(storage: Storage, args: list[str]) -> None:
     thread, resource, tag = args[0], args[1], args[2]
     count, size, text_bytes, kinds = int(args[3]), int(args[4]), int(args[5]), args[6]
+    await storage.get_resource(resource)  # connect and migrate first: turn 0 times a turn only
     for n in range(count):
         kind = kinds[n % len(kinds)]
         turn = _turn(tag, n, size, text_bytes)

