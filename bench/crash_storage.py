@@ -81,6 +81,8 @@ async def main() -> None:
             target = str(Path(folder) / "crash.db")
             results["sqlite"] = await soak("sqlite", target, "", args.cases, args.seed)
     dsn = find_dsn()
+    if "postgres" in backends and dsn is None:
+        print("postgres  skipped: set PROCESSION_TEST_POSTGRES_DSN or run scripts/services.sh")
     if "postgres" in backends and dsn is not None:
         schema = f"crash_{uuid.uuid4().hex[:10]}"
         try:
