@@ -13,7 +13,12 @@ import pytest
 
 from procession import Agent, Message
 from procession.context import RequestContext
-from procession.errors import InvalidRecordError, MessageThreadError, ThreadOwnershipError
+from procession.errors import (
+    InvalidRecordError,
+    MessageThreadError,
+    ProcessorError,
+    ThreadOwnershipError,
+)
 from procession.memory import Memory, Storage
 from procession.testing import RecordingProcessor, Reply, ScriptedModel
 
@@ -193,3 +198,28 @@ async def test_a_nul_in_the_input_fails_before_the_model_is_called(backend: Stor
         await agent.generate("a\x00b", thread_id=thread_id, resource_id=resource_id)
     assert model.calls == []
     assert recorder.trace.calls == []
+
+
+@pytest.mark.skip(
+    reason="needs loop: D30 - after each hook returns, the runner calls "
+    "procession.messages.validate_messages on the messages that hook could edit and turns a "
+    "MessageError into ProcessorError(processor_id, hook, str(error)) (today the edit is "
+    "caught only by memory at the commit, as an InvalidRecordError)"
+)
+@pytest.mark.asyncio
+async def test_an_invalid_edit_fails_as_the_processors_error(backend: Storage) -> None:  # D30
+    thread_id, resource_id = ids()
+
+    def break_it(messages: list[Message], **_: Any) -> None:
+        messages[-1].content.parts[-1].text = None  # type: ignore[union-attr]
+
+    breaker = RecordingProcessor("breaker", process_output_step=break_it)
+    agent = Agent(
+        id="a", model=ScriptedModel(["fine"]), memory=Memory(backend), output_processors=[breaker]
+    )
+    with pytest.raises(ProcessorError) as caught:
+        await agent.generate("q", thread_id=thread_id, resource_id=resource_id)
+    assert (caught.value.processor_id, caught.value.hook) == ("breaker", "process_output_step")
+    assert "-response'].content.parts[" in str(caught.value)
+    assert ".text: must be a string (got None)" in str(caught.value)
+    assert await backend.get_thread(thread_id, resource_id=resource_id) is None
