@@ -25,4 +25,8 @@ if [ "$status" -eq 5 ]; then
   echo "pytest collected no tests: failing" >&2
   exit 1
 fi
+if [ "$status" -eq 0 ] && [ -z "${PROCESSION_SKIP_FLOORS:-}" ]; then
+  echo "== provider tests on the oldest SDK versions the extras allow (scripts/floors.sh)"
+  bash scripts/floors.sh
+fi
 exit "$status"

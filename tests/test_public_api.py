@@ -30,7 +30,8 @@ def test_import_loads_no_optional_dependency() -> None:
     code = (
         "import sys, procession; "
         "print(sorted(m for m in ('pydantic', 'numpy', 'asyncpg', 'openai', 'anthropic', "
-        "'httpx2', 'llama_cpp', 'rich', 'procession.memory.sqlite', 'sqlite3') "
+        "'httpx2', 'llama_cpp', 'rich', 'procession.memory.sqlite', 'sqlite3', 'mcp', "
+        "'docstring_parser') "
         "if m in sys.modules))"
     )
     out = subprocess.run(

@@ -12,6 +12,7 @@ from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
     APICallError,
     ConfigurationError,
+    MCPConnectionError,
     MessageError,
     ModelError,
     ProcessionError,
@@ -21,6 +22,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -69,8 +71,23 @@ from procession.models import (
     resolve_model,
 )
 from procession.processors import (
+    Classifier,
+    ClassifierContext,
     ErrorProcessor,
+    InjectionDetection,
     InputProcessor,
+    InternalRun,
+    Judge,
+    JudgeError,
+    JudgeResult,
+    LanguageDetection,
+    LanguageDetector,
+    ModelChoice,
+    ModelClassifier,
+    ModelDecision,
+    ModelSelection,
+    ModerationProcessor,
+    ModerationResult,
     OutputProcessor,
     PrefillErrorHandler,
     ProcessAPIErrorResult,
@@ -79,13 +96,15 @@ from procession.processors import (
     Processor,
     ProcessorMessageResult,
     ProcessorViolation,
+    PromptInjectionDetector,
     StreamRedactor,
     Writer,
+    is_internal_run,
     notify_violation,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
-from procession.tools import Tool, ToolContext, ToolWriter, tool
+from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
 
 if TYPE_CHECKING:
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
@@ -111,6 +130,8 @@ __all__ = [
     "AgentResult",
     "AgentStream",
     "Chunk",
+    "Classifier",
+    "ClassifierContext",
     "ConfigurationError",
     "ContextKey",
     "DataPart",
@@ -118,8 +139,17 @@ __all__ = [
     "ErrorPart",
     "ErrorProcessor",
     "FilePart",
+    "InjectionDetection",
     "InputProcessor",
+    "InternalRun",
+    "Judge",
+    "JudgeError",
+    "JudgeResult",
+    "LanguageDetection",
+    "LanguageDetector",
     "LanguageModel",
+    "MCPClient",
+    "MCPConnectionError",
     "Memory",
     "Message",
     "MessageContent",
@@ -128,8 +158,14 @@ __all__ = [
     "MessageListView",
     "MessageSource",
     "ModelCallOptions",
+    "ModelChoice",
+    "ModelClassifier",
+    "ModelDecision",
     "ModelError",
+    "ModelSelection",
     "ModelSettings",
+    "ModerationProcessor",
+    "ModerationResult",
     "Mutation",
     "OutputProcessor",
     "Part",
@@ -143,6 +179,7 @@ __all__ = [
     "ProcessorMessageResult",
     "ProcessorViolation",
     "Prompt",
+    "PromptInjectionDetector",
     "PromptMessage",
     "ReasoningPart",
     "RequestContext",
@@ -163,6 +200,7 @@ __all__ = [
     "ToolChoice",
     "ToolContext",
     "ToolDefinition",
+    "ToolDescriptionWarning",
     "ToolError",
     "ToolInvocation",
     "ToolInvocationPart",
@@ -179,6 +217,8 @@ __all__ = [
     "__version__",
     "finish_chunk",
     "get_text",
+    "is_internal_run",
+    "mcp_tools",
     "message_from_dict",
     "message_to_dict",
     "messages_from_json",

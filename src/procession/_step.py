@@ -7,6 +7,7 @@ never executed (Mastra's behaviour, kept).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from procession.chunks import Chunk
@@ -31,8 +32,10 @@ class StepBuilder:
         "_reasoning",
         "_reasoning_meta",
         "_text",
+        "_text_meta",
         "execution_args",
         "files",
+        "on_text",
         "parts",
         "reasoning_text",
         "response",
@@ -54,6 +57,9 @@ class StepBuilder:
         self.response: dict[str, Any] = {}
         self.execution_args: dict[str, Any] = {}
         """Real arguments of tool calls whose displayed arguments a processor redacted."""
+        self._text_meta: dict[str, Any] | None = None
+        self.on_text: Callable[[str], None] | None = None
+        """Called with each processed text delta (structured output's partial objects)."""
 
     @property
     def text(self) -> str:
@@ -68,12 +74,19 @@ class StepBuilder:
             if self._text is None:
                 self._flush_reasoning()
                 self._text = []
-            self._text.append(chunk.payload.get("text", ""))
+            text = chunk.payload.get("text", "")
+            self._text.append(text)
+            if self.on_text is not None:
+                self.on_text(text)
+            if "providerMetadata" in chunk.payload:
+                self._text_metadata(chunk.payload["providerMetadata"])
         elif kind == "text-start":
             self._flush_text()
             self._flush_reasoning()
             self._text = []
         elif kind == "text-end":
+            if "providerMetadata" in chunk.payload:
+                self._text_metadata(chunk.payload["providerMetadata"])
             self._flush_text()
         elif kind == "reasoning-delta":
             if self._reasoning is None:
@@ -105,6 +118,17 @@ class StepBuilder:
         elif kind == "response-metadata":
             self.response.update(chunk.payload)
 
+    def _text_metadata(self, metadata: Any) -> None:
+        """A text block's provider metadata (ids, signatures): merged, the last value wins."""
+        if isinstance(metadata, dict) and metadata:
+            merged = self._text_meta or {}
+            for provider, values in metadata.items():
+                if isinstance(values, dict) and isinstance(merged.get(provider), dict):
+                    merged[provider] = {**merged[provider], **values}
+                else:
+                    merged[provider] = values
+            self._text_meta = merged
+
     def _tool_call(self, payload: dict[str, Any]) -> None:
         self._flush_text()
         self._flush_reasoning()
@@ -118,17 +142,23 @@ class StepBuilder:
         invocation = ToolInvocation(
             state="call", tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args
         )
+        metadata = payload.get("providerMetadata")
         self.parts.append(
-            ToolInvocationPart(tool_invocation=invocation, provider_executed=call.provider_executed)
+            ToolInvocationPart(
+                tool_invocation=invocation,
+                provider_executed=call.provider_executed,
+                provider_metadata=metadata if isinstance(metadata, dict) else None,
+            )
         )
 
     def _flush_text(self) -> None:
         if self._text is not None:
             text = "".join(self._text)
             self._text = None
+            metadata, self._text_meta = self._text_meta, None
             if text:
                 self.text_parts.append(text)
-                self.parts.append(TextPart(text=text))
+                self.parts.append(TextPart(text=text, provider_metadata=metadata))
 
     def _flush_reasoning(self) -> None:
         if self._reasoning is not None:

@@ -1,75 +1,118 @@
-"""``Agent``: configuration, ``generate()`` and ``stream()``."""
+"""``Agent``: configuration, ``generate()``, ``generate_sync()`` and ``stream()``."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+import asyncio
+import concurrent.futures
+import contextlib
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import aclosing
+from types import TracebackType
 from typing import Any
 
-from procession._lanes import LaneSpec, check_lane, resolve_lane
-from procession._run import Run, RunConfig
+from procession._checks import check_int, check_mapping, check_optional_int, check_type, wrong
+from procession._config import (
+    LANES,
+    UNSET,
+    LaneSpec,
+    Release,
+    check_call,
+    check_instructions,
+    check_lane_spec,
+)
+from procession._loop import run
+from procession._state import RunState
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
-from procession.errors import ConfigurationError
 from procession.memory.base import AgentMemory
 from procession.messages.message import new_id
 from procession.messages.message_list import MessageList
-from procession.models.base import LanguageModel
+from procession.models.base import LanguageModel, normalize_tool_choice
 from procession.results import AgentResult, StepResult
 from procession.signals import AbortSignal
 from procession.tools._tool import Tool, toolset
 
 __all__ = ["Agent", "AgentStream"]
 
-_UNSET: Any = object()
-
 
 class AgentStream:
     """A running ``stream()`` call.
 
     Iterate it for chunks (``async for chunk in stream``), or use :attr:`text_stream` for the
-    text deltas only; ``await stream.result()`` gives the final :class:`AgentResult` (reading
-    whatever was not read yet). One consumer only.
+    accepted text only; ``await stream.result()`` gives the final :class:`AgentResult` (reading
+    whatever was not read yet). One consumer only. Leaving early — ``break``, :meth:`aclose`,
+    the end of an ``async with`` block, or cancelling the task that iterates — cancels the
+    model call and any running tool at once and stores nothing (D32).
     """
 
-    __slots__ = ("_iterator", "_run", "_started")
+    __slots__ = ("_chunks", "_started", "_state")
 
-    def __init__(self, run: Run) -> None:
-        self._run = run
-        self._iterator: AsyncIterator[Chunk] | None = None
+    def __init__(self, state: RunState, chunks: AsyncGenerator[Chunk, None]) -> None:
+        self._state = state
+        self._chunks = chunks
         self._started = False
 
     @property
     def run_id(self) -> str:
         """The id of this run (``runId`` on every chunk)."""
-        return self._run.run_id
+        return self._state.run_id
+
+    @property
+    def message_list(self) -> MessageList:
+        """The run's message list, for inspection once the run ended (hooks change it)."""
+        return self._state.message_list
 
     def __aiter__(self) -> AsyncIterator[Chunk]:
         if self._started:
             raise RuntimeError("an AgentStream can be iterated once")
         self._started = True
-        self._iterator = self._run.chunks()
-        return self._iterator
+        return self._chunks
+
+    async def __aenter__(self) -> AgentStream:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
 
     @property
     def text_stream(self) -> AsyncIterator[str]:
-        """The text of each ``text-delta`` chunk, in order (iterates this stream)."""
+        """The accepted text, in order (iterates this stream).
+
+        A rejected attempt's text is never yielded (D31): with ``release="step"`` every delta
+        is already accepted; in live mode each step's text is held until the step is accepted
+        and dropped when a retry marker (D2) rejects it.
+        """
         return self._text_deltas()
 
     async def _text_deltas(self) -> AsyncIterator[str]:
-        """The text of each ``text-delta`` chunk, in order."""
+        held: list[str] = []
+        live = not self._state.emitter.hold
         async for chunk in self:
-            if chunk.type == "text-delta":
-                yield chunk.payload["text"]
+            kind = chunk.type
+            if kind == "text-delta":
+                if live:
+                    held.append(chunk.payload["text"])
+                else:
+                    yield chunk.payload["text"]
+            elif kind == "step-finish" and held:
+                if chunk.payload.get("stepResult", {}).get("reason") != "retry":
+                    for text in held:
+                        yield text
+                held.clear()
 
     async def result(self) -> AgentResult:
         """Read the rest of the stream and return the final result."""
         if not self._started:
-            async for _ in self:
-                pass
-        elif self._iterator is not None:
-            async for _ in self._iterator:
-                pass
-        return self._run.result
+            self._started = True
+        async for _ in self._chunks:
+            pass
+        return self._state.result
 
     async def text(self) -> str:
         """The final text (D23)."""
@@ -84,22 +127,42 @@ class AgentStream:
         return (await self.result()).steps
 
     async def aclose(self) -> None:
-        """Stop the run early."""
-        if self._iterator is not None:
-            aclose = getattr(self._iterator, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        """Stop the run early: the model call and running tools are cancelled (D32)."""
+        await self._chunks.aclose()
+
+
+_placements: dict[int, int] = {}
+"""How many lane places each processor object (by ``id``) holds across agents (D28)."""
+
+
+def _place(processors: object) -> None:
+    """``processor_index``: the position when the object sits in exactly one lane of one
+    agent, else ``None`` (D28). Written once, when an agent is built."""
+    if not isinstance(processors, list | tuple):
+        return
+    for index, processor in enumerate(processors):
+        key = id(processor)
+        count = _placements.get(key, 0) + 1
+        _placements[key] = count
+        if count == 1:
+            with contextlib.suppress(TypeError):  # not weak-referenceable: its count stays
+                weakref.finalize(processor, _placements.pop, key, None)
+        with contextlib.suppress(AttributeError, TypeError):  # frozen or slotted: hooks get it
+            processor.processor_index = index if count == 1 else None
 
 
 class Agent:
     """An LLM agent with processors around its loop.
+
+    Every option is checked here (D35): a wrong type or an out-of-range value raises a
+    ``ConfigurationError`` naming the argument, the value and what is expected.
 
     Args:
         id: Unique identifier.
         name: Display name (defaults to ``id``).
         description: What the agent does.
         instructions: The system prompt: a string, a list of strings, or a function of the
-            request context returning either.
+            request context returning either (sync or async).
         model: A model object or a ``"provider/model"`` id (default: the embedded default).
         tools: Tools as a list or ``{name: tool}``; plain typed functions are accepted.
         input_processors: Processors of the input lane (a list, or a factory of the request
@@ -138,40 +201,33 @@ class Agent:
         model_settings: dict[str, Any] | None = None,
         memory: AgentMemory | None = None,
     ) -> None:
-        if not id:
-            raise ConfigurationError("Agent: id must be a non-empty string")
-        if max_steps < 1:
-            raise ConfigurationError(f"Agent {id!r}: max_steps must be at least 1")
-        if max_processor_retries is not None and max_processor_retries < 0:
-            raise ConfigurationError(f"Agent {id!r}: max_processor_retries must be >= 0")
+        if not isinstance(id, str) or not id:
+            raise wrong("Agent id", id, "a non-empty string")
         self.id = id
-        self.name = name or id
-        self.description = description
-        self.instructions = instructions
-        self.model = model
+        self.name = check_type("name", name, str) or id
+        self.description: str | None = check_type("description", description, str)
+        self.instructions = check_instructions("instructions", instructions)
+        self.model: LanguageModel | str | None = check_type("model", model, (LanguageModel, str))
         self.tools: dict[str, Tool] = toolset(tools)
-        for lane, spec in (
-            ("input", input_processors),
-            ("output", output_processors),
-            ("error", error_processors),
-        ):
-            if spec is not None and not callable(spec):
-                check_lane(lane, spec)  # D25: a clear error when the agent is built
-        self.input_processors = input_processors
-        self.output_processors = output_processors
-        self.error_processors = error_processors
-        self.max_processor_retries = max_processor_retries
-        self.max_retries = max_retries
-        self.max_steps = max_steps
+        self.input_processors = check_lane_spec("input", input_processors)
+        self.output_processors = check_lane_spec("output", output_processors)
+        self.error_processors = check_lane_spec("error", error_processors)
+        self.max_processor_retries = check_optional_int(
+            "max_processor_retries", max_processor_retries, minimum=0
+        )
+        self.max_retries = check_optional_int("max_retries", max_retries, minimum=0)
+        self.max_steps = check_int("max_steps", max_steps, minimum=1)
+        normalize_tool_choice(tool_choice)
         self.tool_choice = tool_choice
-        self.provider_options = provider_options or {}
-        self.model_settings = model_settings or {}
+        self.provider_options = check_mapping("provider_options", provider_options)
+        self.model_settings = check_mapping("model_settings", model_settings)
         if memory is not None and not isinstance(memory, AgentMemory):
-            raise ConfigurationError(
-                f"Agent {id!r}: memory must provide input_processors(), output_processors() "
-                f"and commit() (got {memory!r})"
+            raise wrong(
+                "memory", memory, "a memory with input_processors(), output_processors(), commit()"
             )
         self.memory = memory
+        for lane in LANES:
+            _place(getattr(self, f"{lane}_processors"))
 
     def __repr__(self) -> str:
         return f"<Agent id={self.id!r}>"
@@ -180,10 +236,10 @@ class Agent:
         self,
         messages: Any,
         *,
-        input_processors: LaneSpec = _UNSET,
-        output_processors: LaneSpec = _UNSET,
-        error_processors: LaneSpec = _UNSET,
-        max_processor_retries: int | None = _UNSET,
+        input_processors: LaneSpec = UNSET,
+        output_processors: LaneSpec = UNSET,
+        error_processors: LaneSpec = UNSET,
+        max_processor_retries: int | None = UNSET,
         max_retries: int | None = None,
         max_steps: int | None = None,
         model: LanguageModel | str | None = None,
@@ -195,154 +251,54 @@ class Agent:
         instructions: str | Sequence[str] | None = None,
         system: str | Sequence[str] | None = None,
         context: Any = None,
-        request_context: RequestContext | None = None,
+        request_context: RequestContext | dict[str, Any] | None = None,
         abort_signal: AbortSignal | None = None,
         prepare_step: Callable[..., Any] | None = None,
         structured_output: Any = None,
         thread_id: str | None = None,
         resource_id: str | None = None,
         run_id: str | None = None,
+        release: Release = "live",
     ) -> AgentStream:
-        """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20)."""
-        overrides = {
-            "input_processors": input_processors,
-            "output_processors": output_processors,
-            "error_processors": error_processors,
-            "max_processor_retries": max_processor_retries,
-        }
-        run = _PendingRun(
-            self,
-            messages,
-            overrides,
-            {
-                "max_steps": max_steps,
-                "max_retries": max_retries,
-                "model": model,
-                "tools": tools,
-                "tool_choice": tool_choice,
-                "active_tools": active_tools,
-                "provider_options": provider_options,
-                "model_settings": model_settings,
-                "instructions": instructions,
-                "system": system,
-                "context": context,
-                "request_context": request_context,
-                "abort_signal": abort_signal,
-                "prepare_step": prepare_step,
-                "structured_output": structured_output,
-                "thread_id": thread_id,
-                "resource_id": resource_id,
-                "run_id": run_id,
-            },
+        """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
+
+        ``release="live"`` sends each chunk as soon as it passed the output lane (a rejected
+        attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
+        chunks until the step is accepted, so a rejected attempt never reaches the client
+        (D31). Options are checked now (D35).
+        """
+        options = dict(locals())
+        del options["self"], options["messages"]
+        call = check_call(self, messages, options)
+        state = RunState(
+            run_id=call.run_id or new_id("run"),
+            agent_id=self.id,
+            request_context=call.request_context,
+            signal=call.abort_signal,
+            hold=call.release == "step",
         )
-        return AgentStream(run)
+        return AgentStream(state, run(self, call, state))
 
     async def generate(self, messages: Any, **options: Any) -> AgentResult:
-        """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12); raises
-        the error that ended the run otherwise (D21)."""
+        """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12) and on the
+        abort signal (D32); raises the error that ended the run otherwise (D21)."""
+        options.pop("release", None)
         stream = self.stream(messages, **options)
-        result = await stream.result()
+        async with aclosing(stream):
+            result = await stream.result()
         if result.error is not None:
             raise result.error
         return result
 
+    def generate_sync(self, messages: Any, **options: Any) -> AgentResult:
+        """``generate()`` for scripts and notebooks: runs the event loop until the result.
 
-class _PendingRun(Run):
-    """A Run whose configuration is resolved when iteration starts (lane factories are async)."""
-
-    def __init__(
-        self, agent: Agent, messages: Any, overrides: dict[str, Any], options: dict[str, Any]
-    ) -> None:
-        self._agent = agent
-        self._messages = messages
-        self._overrides = overrides
-        self._options = options
-        run_id = options.get("run_id") or new_id("run")
-        request_context = options.get("request_context") or RequestContext()
-        if options.get("thread_id") is not None:
-            request_context.thread_id = options["thread_id"]
-        if options.get("resource_id") is not None:
-            request_context.resource_id = options["resource_id"]
-        message_list = MessageList(
-            thread_id=request_context.thread_id, resource_id=request_context.resource_id
-        )
-        config = RunConfig(agent_id=agent.id, model="", tools={}, request_context=request_context)
-        super().__init__(run_id, message_list, config)
-
-    async def _prepare(self) -> None:
-        agent, options, overrides = self._agent, self._options, self._overrides
-        context = self.request_context
-        lanes = {}
-        for lane in ("input", "output", "error"):
-            spec = overrides[f"{lane}_processors"]
-            spec = getattr(agent, f"{lane}_processors") if spec is _UNSET else spec
-            lanes[lane] = await resolve_lane(lane, spec, context)
-        retries = overrides["max_processor_retries"]
-        model = options["model"] or agent.model
-        if model is None:
-            from procession.models.default import default_model
-
-            model = default_model()
-        config = self.config
-        config.model = model
-        config.tools = toolset(options["tools"]) if options["tools"] is not None else agent.tools
-        config.tool_choice = options["tool_choice"] or agent.tool_choice
-        config.active_tools = options["active_tools"]
-        config.provider_options = options["provider_options"] or agent.provider_options
-        config.model_settings = options["model_settings"] or agent.model_settings
-        config.structured_output = options["structured_output"]
-        config.max_steps = options["max_steps"] or agent.max_steps
-        config.max_processor_retries = agent.max_processor_retries if retries is _UNSET else retries
-        config.max_retries = (
-            options["max_retries"] if options["max_retries"] is not None else agent.max_retries
-        )
-        config.input_processors = lanes["input"]
-        config.output_processors = lanes["output"]
-        config.error_processors = lanes["error"]
-        config.prepare_step = options["prepare_step"]
-        config.abort_signal = options["abort_signal"]
-        self.signal = config.abort_signal
-        if agent.memory is not None:
-            memory = agent.memory
-            prepare = getattr(memory, "prepare", None)
-            if callable(prepare):  # optional: check the thread before any hook runs
-                await prepare(context)
-            config.input_processors = _merge(
-                memory.input_processors(context), config.input_processors, first=True
-            )
-            config.output_processors = _merge(
-                memory.output_processors(context), config.output_processors, first=False
-            )
-            config.on_complete.append(memory.commit)
-        await self._seed_messages()
-
-    async def _seed_messages(self) -> None:
-        agent, options = self._agent, self._options
-        message_list = self.message_list
-        instructions = options["instructions"] or agent.instructions
-        if callable(instructions) and not isinstance(instructions, str):
-            instructions = instructions(self.request_context)
-            if hasattr(instructions, "__await__"):
-                instructions = await instructions
-        for text in _texts(instructions):
-            message_list.add_system(text)
-        for text in _texts(options["system"]):
-            message_list.add_system(text, tag="user-provided")
-        if options["context"] is not None:
-            message_list.add(options["context"], "context")
-        message_list.add(self._messages, "input")
-
-
-def _merge(memory: list[Any], configured: list[Any], *, first: bool) -> list[Any]:
-    """Memory processors around a lane (D20), skipping ids the lane already has."""
-    taken = {getattr(p, "id", None) for p in configured}
-    extra = [p for p in memory if getattr(p, "id", None) not in taken]
-    return [*extra, *configured] if first else [*configured, *extra]
-
-
-def _texts(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value] if value else []
-    return [v for v in value if isinstance(v, str) and v]
+        Inside a running event loop (a notebook's), the run gets its own loop in a worker
+        thread; in async code, prefer ``await agent.generate(...)``.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.generate(messages, **options))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self.generate(messages, **options)).result()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Chunk", "Usage", "finish_chunk", "is_data_chunk"]
+__all__ = ["Chunk", "Usage", "check_chunk", "finish_chunk", "is_data_chunk"]
 
 
 class Chunk:
@@ -158,6 +158,43 @@ class Chunk:
         if self.type.startswith("data-"):
             return f"Chunk({self.type!r}, data={self.data!r})"
         return f"Chunk({self.type!r}, {self.payload!r})"
+
+
+_STR = (str,)
+_REQUIRED: dict[str, tuple[tuple[str, tuple[type, ...]], ...]] = {
+    "text-delta": (("text", _STR),),
+    "reasoning-delta": (("text", _STR),),
+    "tool-call": (("toolCallId", _STR), ("toolName", _STR)),
+    "tool-call-delta": (("toolCallId", _STR), ("argsTextDelta", _STR)),
+    "tool-call-input-streaming-start": (("toolCallId", _STR), ("toolName", _STR)),
+    "tool-call-input-streaming-end": (("toolCallId", _STR),),
+    "tool-result": (("toolCallId", _STR), ("toolName", _STR)),
+    "tool-error": (("toolCallId", _STR), ("toolName", _STR)),
+    "object": (),
+}
+
+
+def check_chunk(chunk: Chunk) -> str | None:
+    """What is wrong with a chunk's shape for its type (D33), or ``None`` when it is fine.
+
+    Checks the fields the runtime reads: ``type`` is a string, ``payload`` a dict, and the
+    payload fields each known type needs (``text`` of a ``text-delta``, ``toolCallId`` and
+    ``toolName`` of a ``tool-call``, ...) are present with the right type.
+    """
+    kind = chunk.type
+    if type(kind) is not str or not kind:
+        return f"'type' must be a non-empty string, got {kind!r}"
+    if kind.startswith("data-"):
+        return None
+    payload = chunk.payload
+    if type(payload) is not dict:
+        return f"a {kind!r} chunk's payload must be a dict, got {type(payload).__name__}"
+    for name, kinds in _REQUIRED.get(kind, ()):
+        value = payload.get(name)
+        if not isinstance(value, kinds):
+            expected = " or ".join(k.__name__ for k in kinds)
+            return f"a {kind!r} chunk needs payload[{name!r}] as {expected}, got {value!r}"
+    return None
 
 
 def is_data_chunk(chunk: Chunk) -> bool:

@@ -14,6 +14,7 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
     │   ├── APICallError        the provider rejected the call or the transport failed
     │   └── UnknownModelError   a "provider/model" id that no provider answers to
     ├── ToolError               a tool raised, or received arguments that do not validate
+    │   └── MCPConnectionError  an MCP server could not be started or reached, or went away
     ├── StructuredOutputError   the model's final output does not match the requested schema
     └── StorageError            a memory storage backend failed or refused a call
         ├── ThreadOwnershipError  a thread (or message) belongs to another resource
@@ -25,7 +26,11 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
 
 from __future__ import annotations
 
+import email.utils
+import math
+import time
 from collections.abc import Mapping
+from datetime import UTC
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
@@ -35,6 +40,7 @@ __all__ = [
     "ConfigurationError",
     "CorruptRecordError",
     "InvalidRecordError",
+    "MCPConnectionError",
     "MessageError",
     "MessageThreadError",
     "ModelError",
@@ -46,6 +52,7 @@ __all__ = [
     "ToolError",
     "TripWire",
     "UnknownModelError",
+    "short_repr",
 ]
 
 MetadataT = TypeVar("MetadataT", default=Any)
@@ -68,7 +75,7 @@ class MessageError(ProcessionError, ValueError):
         self.value = value
         text = f"{path}: {problem}" if path else problem
         if value is not ...:
-            text += f" (got {_short_repr(value)})"
+            text += f" (got {short_repr(value)})"
         super().__init__(text)
 
 
@@ -106,13 +113,19 @@ class APICallError(ModelError):
     read the same fields.
 
     Attributes:
-        status_code: The HTTP status, or ``None`` for transport failures.
+        status_code: The HTTP status, or ``None`` for transport failures. For an error reported
+            inside a stream (HTTP 200), the status its code stands for when the adapter knows
+            it (OpenRouter's numeric ``code: 502``, OpenAI's ``rate_limit_exceeded`` -> 429).
         response_body: The raw response body, when there was one.
         response_headers: The response headers (lower-case names).
-        is_retryable: Whether the model layer may retry the call by itself.
+        is_retryable: Whether the model layer may retry the call by itself. Unless the adapter
+            decides, the server's ``x-should-retry: true|false`` header decides, else the
+            status: 408, 409, 429, 5xx and transport failures are retryable.
         url: The URL that was called, when known.
         request_body: The request body that was sent, when known.
         data: Provider-specific error data parsed from the body, when known.
+        retry_after: The delay (seconds) named in the response body, such as Gemini's
+            ``RetryInfo.retryDelay``; it wins over the ``Retry-After`` headers.
     """
 
     def __init__(
@@ -126,6 +139,7 @@ class APICallError(ModelError):
         url: str | None = None,
         request_body: object = None,
         data: object = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -135,32 +149,74 @@ class APICallError(ModelError):
             k.lower(): v for k, v in (response_headers or {}).items()
         }
         if is_retryable is None:
-            is_retryable = (
-                status_code is None or status_code in (408, 409, 429) or (status_code >= 500)
-            )
+            is_retryable = _default_retryable(status_code, self.response_headers)
         self.is_retryable = is_retryable
         self.url = url
         self.request_body = request_body
         self.data = data
+        self._retry_after = retry_after
 
     @property
     def retry_after(self) -> float | None:
-        """Seconds the provider asked us to wait (``retry-after`` or ``retry-after-ms``)."""
-        headers = self.response_headers
-        if "retry-after-ms" in headers:
-            try:
-                return float(headers["retry-after-ms"]) / 1000.0
-            except ValueError:
-                return None
-        if "retry-after" in headers:
-            try:
-                return float(headers["retry-after"])
-            except ValueError:
-                return None
-        return None
+        """Seconds the provider asked us to wait, or ``None``.
+
+        An explicit ``retry_after`` given to the constructor (a delay read from the response
+        body, such as Gemini's ``RetryInfo``) wins; else the ``retry-after-ms`` header, else
+        ``retry-after`` as seconds or as an HTTP date (the time left until it, at least 0).
+        """
+        if self._retry_after is not None:
+            return self._retry_after
+        return _retry_after_from_headers(self.response_headers)
 
     def __repr__(self) -> str:
         return f"APICallError({self.message!r}, status_code={self.status_code!r})"
+
+
+def _default_retryable(status_code: int | None, headers: Mapping[str, str]) -> bool:
+    should = headers.get("x-should-retry", "").strip().lower()
+    if should == "true":
+        return True
+    if should == "false":
+        return False
+    return status_code is None or status_code in (408, 409, 429) or status_code >= 500
+
+
+def _retry_after_from_headers(
+    headers: Mapping[str, str], *, now: float | None = None
+) -> float | None:
+    """The delay a response's ``retry-after-ms`` / ``retry-after`` headers ask for, in seconds.
+
+    ``headers`` must have lower-case names. ``retry-after`` may be a number of seconds or an
+    HTTP date (RFC 9110); a date in the past gives ``0.0``. Unreadable or negative values give
+    ``None``. ``now`` (a Unix time) is for tests.
+    """
+    millis = _non_negative(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000.0
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    seconds = _non_negative(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT
+        when = when.replace(tzinfo=UTC)
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def _non_negative(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 class ToolError(ProcessionError):
@@ -168,6 +224,15 @@ class ToolError(ProcessionError):
 
     Inside a run this never escapes: it becomes a ``tool-error`` chunk and an
     ``output-error`` tool part, and the model sees the error text.
+    """
+
+
+class MCPConnectionError(ToolError, ConnectionError):
+    """An MCP server could not be started or reached, or its connection was lost.
+
+    Raised by ``MCPClient`` when it connects; inside a run, a tool call that meets it becomes a
+    ``tool-error`` like any :class:`ToolError`. The text names the server and, for a server
+    run over stdio, ends with the last lines it wrote to stderr.
     """
 
 
@@ -316,6 +381,7 @@ class TripWire(Exception, Generic[MetadataT]):  # noqa: N818 - the seed's name
         }
 
 
-def _short_repr(value: object, limit: int = 80) -> str:
+def short_repr(value: object, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

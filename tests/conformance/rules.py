@@ -497,6 +497,54 @@ def d17_system_messages(view: dict[str, Any], ctx: RuleContext) -> None:
         view["systemMessages"] = every()
 
 
+def d9_stream_writer_chunks(view: dict[str, Any], ctx: RuleContext) -> None:
+    """D9 (as amended): a data chunk written from processOutputStream goes through the
+    processors after the writer that opted in with processDataParts (Mastra sends it straight
+    to the client), right after the chain of the chunk being processed."""
+    lane = [spec["id"] for spec in ctx.scenario.get("outputProcessors", [])]
+    events = view["events"]
+    index = 0
+    while index < len(events):
+        event = events[index]
+        emits = [a for a in event.get("actions", []) if a.get("action") == "emit"]
+        if event.get("method") != "processOutputStream" or not emits:
+            index += 1
+            continue
+        writer = event["processorId"]
+        part = event["args"]["part"]
+        end = index + 1
+        while (
+            end < len(events)
+            and events[end].get("method") == "processOutputStream"
+            and (events[end]["args"].get("part") == part)
+        ):
+            end += 1
+        inserted = []
+        for behaviour in _spec(ctx, writer).get("behaviours", []):
+            if (
+                behaviour.get("method") != "processOutputStream"
+                or behaviour.get("action") != "emit"
+            ):
+                continue
+            chunk: dict[str, Any] = {"type": behaviour["chunkType"], "data": behaviour.get("data")}
+            if behaviour.get("transient"):
+                chunk["transient"] = True
+            for later in lane[lane.index(writer) + 1 :]:
+                if _spec(ctx, later).get("processDataParts"):
+                    inserted.append(
+                        {
+                            "kind": "hook",
+                            "processorId": later,
+                            "method": "processOutputStream",
+                            "retryCount": event.get("retryCount", 0),
+                            "writer": True,
+                            "args": {"part": chunk, "streamParts": 0},
+                        }
+                    )
+        events[end:end] = inserted
+        index = end + len(inserted)
+
+
 def seed_stream_parts(view: dict[str, Any], ctx: RuleContext) -> None:
     """seed: streamParts is every chunk *this processor* has seen so far in the call
     (Mastra's agent path counts the chunks that entered the chain instead)."""
@@ -568,6 +616,12 @@ RULES: list[Rule] = [
         "D7.llm-response-chunks", "D7", d7_llm_response_chunks.__doc__ or "", d7_llm_response_chunks
     ),
     Rule("D17.system-messages", "D17", d17_system_messages.__doc__ or "", d17_system_messages),
+    Rule(
+        "D9.stream-writer-chunks",
+        "D9",
+        d9_stream_writer_chunks.__doc__ or "",
+        d9_stream_writer_chunks,
+    ),
     Rule("seed.stream-parts", "seed", seed_stream_parts.__doc__ or "", seed_stream_parts),
 ]
 """Every rule, in the order they are applied."""

@@ -187,7 +187,7 @@ async def _run_request(
             record["result"] = _result_summary(result, ids, generate=False)
         message_list = trace.message_lists[-1] if trace.message_lists else None
         if message_list is None and mode != "generate":
-            message_list = stream._run.message_list
+            message_list = stream.message_list
         if message_list is not None:
             record["messages"] = [message_summary(m, ids) for m in message_list.get.all.db()]
             if mode != "generate":

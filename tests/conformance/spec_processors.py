@@ -258,7 +258,7 @@ class SpecProcessor:
             a["steps"] = steps()
         elif method == "processLLMResponse":
             a["fromCache"] = kw.get("from_cache")
-            a["chunkTypes"] = [c["type"] for c in kw.get("chunks") or ()]
+            a["chunkTypes"] = [c.type for c in kw.get("chunks") or ()]
             a["steps"] = steps()
         elif method == "processOutputStream":
             a["part"] = chunk_summary(kw["part"], ids)
@@ -412,7 +412,8 @@ class SpecProcessor:
                     result = {"response": hit}
             elif act == "cacheStore":
                 if not kw.get("from_cache") and state.get("cacheKey"):
-                    self.trace.cache[state["cacheKey"]] = {"chunks": copy.deepcopy(kw["chunks"])}
+                    chunks = [c.to_dict() for c in kw["chunks"]]  # D7: the compact form
+                    self.trace.cache[state["cacheKey"]] = {"chunks": copy.deepcopy(chunks)}
                     actions.append({"action": "cacheStore", "stored": True})
                 else:
                     actions.append({"action": "cacheStore", "stored": False})

@@ -104,7 +104,15 @@ def clean(value: Any, ids: IdNormalizer | None = None, depth: int = 0) -> Any:
 
 
 def error_summary(error: Any, ids: IdNormalizer | None = None) -> dict[str, Any]:
-    """``{name, message, statusCode?}`` of an exception (or ``{message}`` of anything else)."""
+    """``{name, message, statusCode?}`` of an exception or of an error chunk's data (D33), or
+    ``{message}`` of anything else."""
+    if isinstance(error, dict) and isinstance(error.get("name"), str):
+        data: dict[str, Any] = {"name": error["name"]}
+        message = str(error.get("message", ""))
+        data["message"] = ids.norm(message) if ids else message
+        if error.get("statusCode") is not None:
+            data["statusCode"] = error["statusCode"]
+        return data
     if not isinstance(error, BaseException):
         return {"message": str(error)}
     message = str(getattr(error, "message", None) or error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -51,7 +52,11 @@ async def test_a_raising_processor_fails_the_run_closed(lane: str, hook: str) ->
     assert chunks[-1].type == "error"
     if hook != "process_output_result":  # that one runs after the text was streamed
         assert "secret text" not in texts(chunks)
-    error = chunks[-1].payload["error"]
+    detail = chunks[-1].payload["error"]  # D33: data, not the exception object
+    assert detail["processorId"] == "crashy"
+    assert detail["hook"] == hook
+    json.dumps(chunks[-1].to_dict())
+    error = (await stream.result()).error
     assert isinstance(error, ProcessorError)
     assert error.processor_id == "crashy"
     assert error.hook == hook

@@ -133,8 +133,11 @@ async def test_llm_response_sees_raw_chunks_and_shares_state() -> None:  # D7
     (call,) = trace.of("process_llm_response")
     assert call["state"]["key"] == "k1"
     assert call["from_cache"] is False
-    deltas = [c for c in call["chunks"] if c["type"] == "text-delta"]
-    assert deltas == [{"type": "text-delta", "payload": {"id": "txt-0", "text": "secret"}}]
+    assert all(isinstance(c, Chunk) for c in call["chunks"])  # D7: Chunk objects everywhere
+    deltas = [c.to_dict() for c in call["chunks"] if c.type == "text-delta"]
+    assert [{"type": d["type"], "payload": d["payload"]} for d in deltas] == [
+        {"type": "text-delta", "payload": {"id": "txt-0", "text": "secret"}}
+    ]
     assert len(call["steps"]) == 1  # the current step is included (seed)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from procession import Agent, ConfigurationError, RequestContext
-from procession.memory.base import CompletedRun
+from procession.memory.base import Turn
 from procession.testing import RecordingProcessor, Reply, ScriptedModel, Trace
 
 
@@ -24,9 +24,8 @@ class FakeMemory:
     def output_processors(self, request_context: RequestContext) -> list[Any]:
         return [RecordingProcessor("message-history", ["process_output_result"], trace=self.trace)]
 
-    async def commit(self, run: CompletedRun) -> None:
-        messages = run.message_list.get.input.db() + run.message_list.get.response.db()
-        self.commits.append([m.text for m in messages])
+    async def commit(self, turn: Turn) -> None:
+        self.commits.append([m.text for m in turn.messages])
 
 
 @pytest.mark.asyncio
@@ -72,5 +71,5 @@ async def test_commit_runs_once_after_a_completed_run_only() -> None:  # D13
 
 
 def test_memory_must_have_the_memory_shape() -> None:
-    with pytest.raises(ConfigurationError, match="memory must provide"):
+    with pytest.raises(ConfigurationError, match="memory: expected a memory with input_processors"):
         Agent(id="m", model=ScriptedModel(), memory=object())  # type: ignore[arg-type]

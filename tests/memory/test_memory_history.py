@@ -15,6 +15,7 @@ from procession.memory.processors import messages_to_store
 from procession.messages.message import MessageContent
 from procession.messages.message_list import MessageList
 from procession.messages.parts import StepStartPart, TextPart, ToolInvocation, ToolInvocationPart
+from procession.stages.persist import run_messages
 from procession.testing import RecordingProcessor, Reply, ScriptedModel, ToolCallScript
 
 
@@ -425,7 +426,7 @@ def test_partial_calls_and_working_memory_calls_are_not_stored() -> None:
     message_list.add([answer, only_memory], "response")
     message_list.add(Message.user("old"), "memory")
     message_list.add(Message.user("ctx"), "context")
-    stored_messages = messages_to_store(message_list)
+    stored_messages = messages_to_store(run_messages(message_list))
     assert [m.text for m in stored_messages] == ["hi", "done"]
     kept = stored_messages[1].content.parts
     assert [type(p).__name__ for p in kept] == ["TextPart", "ToolInvocationPart"]

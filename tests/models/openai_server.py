@@ -14,18 +14,25 @@ import asyncio
 import json
 from collections import deque
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 __all__ = [
+    "FIXTURES",
     "OpenAIServer",
     "RecordedRequest",
     "Reply",
     "chat_chunk",
     "chat_stream",
+    "fixture_events",
+    "fixture_reply",
     "responses_stream",
     "usage_chunk",
 ]
+
+FIXTURES = Path(__file__).parent / "fixtures"
+"""The recorded wire fixtures (see ``fixtures/README.md``)."""
 
 CREATED = 1_700_000_000
 MODEL = "gpt-test"
@@ -104,6 +111,22 @@ def _sse(frames: list[str], headers: dict[str, str] | None, delay: float) -> Rep
         headers={"content-type": "text/event-stream", **(headers or {})},
         delay=delay,
     )
+
+
+def fixture_reply(name: str, *, headers: dict[str, str] | None = None) -> Reply:
+    """A streamed reply of the fixture file ``name``, one SSE frame per chunk, as is."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    frames = [frame + "\n\n" for frame in text.split("\n\n") if frame.strip()]
+    return _sse(frames, headers, 0.0)
+
+
+def fixture_events(name: str) -> list[Any]:
+    """The JSON ``data`` payloads of the fixture file ``name`` (``[DONE]`` left out)."""
+    events = []
+    for line in (FIXTURES / name).read_text(encoding="utf-8").splitlines():
+        if line.startswith("data: ") and line != "data: [DONE]":
+            events.append(json.loads(line[len("data: ") :]))
+    return events
 
 
 def responses_stream(
@@ -231,7 +254,7 @@ def default_reply(request: RecordedRequest) -> Reply:
     """What the server answers with no scripted reply: a short text or the forced tool call."""
     body = request.body or {}
     choice = body.get("tool_choice")
-    if request.path.endswith("/responses"):
+    if request.path.split("?", 1)[0].endswith("/responses"):
         return _default_responses(choice)
     if isinstance(choice, dict):
         name = choice["function"]["name"]

@@ -2,8 +2,10 @@
 
 Tests start one per test (``async with ScriptedServer() as server``), queue :class:`Reply`
 objects, point a real SDK client at ``server.url`` and then look at ``server.requests``.
-Replies are either JSON (any status) or a Server-Sent Events stream whose events may be spaced
-out by ``delay``; ``server.disconnected`` is set when a client hangs up before a stream ends.
+Replies are either JSON (any status), a Server-Sent Events stream whose events may be spaced
+out by ``delay``, or recorded wire bytes (``raw``: written piece by piece, as they were framed,
+with any content type); ``server.disconnected`` is set when a client hangs up before a stream
+ends.
 """
 
 from __future__ import annotations
@@ -18,7 +20,15 @@ from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["Received", "Reply", "ScriptedServer", "SseEvent"]
 
-_REASONS = {200: "OK", 400: "Bad Request", 429: "Too Many Requests", 529: "Overloaded"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    403: "Forbidden",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+    529: "Overloaded",
+}
 
 
 @dataclass(slots=True)
@@ -44,6 +54,10 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before each event."""
+    raw: list[bytes] = field(default_factory=list)
+    """Recorded wire bytes, written in these pieces (instead of ``events`` or ``body``)."""
+    content_type: str = "text/event-stream"
+    """The content type of a ``raw`` reply."""
 
 
 @dataclass(slots=True)
@@ -55,6 +69,8 @@ class Received:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    """The JSON body (``None`` when there was none), else the form fields of a form body."""
+    raw_body: bytes = b""
 
 
 class ScriptedServer:
@@ -102,10 +118,13 @@ class ScriptedServer:
             headers[name.strip().lower()] = value.strip()
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
         url = urlsplit(target)
-        body = json.loads(raw) if raw else None
-        self.requests.append(Received(method, url.path, parse_qs(url.query), headers, body))
+        body: Any = None
+        if raw:
+            form = "x-www-form-urlencoded" in headers.get("content-type", "")
+            body = parse_qs(raw.decode()) if form else json.loads(raw)
+        self.requests.append(Received(method, url.path, parse_qs(url.query), headers, body, raw))
         reply = self.replies.popleft() if self.replies else Reply(404, body={"error": "no reply"})
-        if reply.events:
+        if reply.events or reply.raw:
             await self._stream(reply, reader, writer)
         else:
             self._write_json(reply, writer)
@@ -132,16 +151,18 @@ class ScriptedServer:
         self, reply: Reply, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
         watcher = asyncio.ensure_future(reader.read(1))
-        writer.write(self._status_line(reply, "text/event-stream"))
+        content_type = reply.content_type if reply.raw else "text/event-stream"
+        writer.write(self._status_line(reply, content_type))
         await writer.drain()
+        pieces = reply.raw or [event.encode() for event in reply.events]
         try:
-            for event in reply.events:
+            for piece in pieces:
                 if reply.delay:
                     await asyncio.wait((watcher,), timeout=reply.delay)
                 if watcher.done():
                     self.disconnected.set()
                     return
-                writer.write(event.encode())
+                writer.write(piece)
                 await writer.drain()
         finally:
             watcher.cancel()

@@ -122,8 +122,15 @@ async def test_history_maps_roles_and_tool_results(
     await collect(model, prompt=prompt)
     contents = server.requests[0].body["contents"]
     assert [c["role"] for c in contents] == ["user", "model", "user"]
+    # gemini-test-1 counts as Gemini 3 (unknown ids do), so the unsigned call gets the placeholder
+    assert contents[1]["parts"] == [
+        {
+            "functionCall": {"name": "weather", "id": "c1", "args": {}},
+            "thoughtSignature": "skip_thought_signature_validator",
+        }
+    ]
     assert contents[2]["parts"] == [
-        {"functionResponse": {"name": "weather", "response": {"temp": 20}}}
+        {"functionResponse": {"name": "weather", "id": "c1", "response": {"temp": 20}}}
     ]
 
 

@@ -361,7 +361,7 @@ async def test_error_event_mid_stream_raises_from_the_iterator(
         await consume()
     assert seen == ["response-metadata", "text-start", "text-delta"]
     assert caught.value.message == "The server had an error"
-    assert caught.value.status_code is None
+    assert caught.value.status_code == 500  # what "server_error" stands for
     assert caught.value.is_retryable is True
     assert caught.value.data == {"message": "The server had an error", "type": "server_error"}
 

@@ -184,6 +184,7 @@ async def test_function_call_arguments_stream(server: OpenAIServer, client: Asyn
         "toolCallId": "call_1",
         "toolName": "echo",
         "args": {"text": "hi"},
+        "providerMetadata": {"openai": {"itemId": "fc_1"}},
     }
     assert chunks[-1].payload["stepResult"]["reason"] == "tool-calls"
     body = server.requests[-1].body

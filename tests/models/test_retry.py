@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import logging
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -221,3 +224,129 @@ async def test_aclose_reaches_the_wrapped_stream() -> None:
     assert (await result.stream.__anext__()).type == "text-start"
     await result.stream.aclose()  # type: ignore[attr-defined]
     assert model.closed == 1
+
+
+def _http_date(seconds_from_now: float) -> str:
+    return email.utils.formatdate(time.time() + seconds_from_now, usegmt=True)
+
+
+def test_retry_after_as_an_http_date() -> None:
+    later = _error(503, **{"Retry-After": _http_date(30)}).retry_after
+    assert later is not None
+    assert 27 <= later <= 30
+    assert _error(503, **{"retry-after": _http_date(-60)}).retry_after == 0.0
+    assert _error(503, **{"retry-after": "soon"}).retry_after is None
+    assert _error(503, **{"retry-after": "-5"}).retry_after is None
+    assert _error(503, **{"retry-after-ms": "nan", "retry-after": "3"}).retry_after == 3.0
+
+
+def test_an_explicit_retry_after_wins_over_headers() -> None:
+    error = APICallError(
+        "x", status_code=429, response_headers={"retry-after": "9"}, retry_after=1.5
+    )
+    assert error.retry_after == 1.5
+    assert retry_delay(error, 3, base_delay=0.5, max_delay=8) == 1.5
+    assert APICallError("x", status_code=429, retry_after=None).retry_after is None
+
+
+@pytest.mark.parametrize(
+    ("status", "header", "retryable"),
+    [(400, "true", True), (503, "false", False), (429, "FALSE", False), (409, None, True)],
+)
+def test_x_should_retry_overrides_the_status(
+    status: int, header: str | None, retryable: bool
+) -> None:
+    headers = {"X-Should-Retry": header} if header is not None else {}
+    assert _error(status, **headers).is_retryable is retryable
+    explicit = APICallError("x", status_code=status, response_headers=headers, is_retryable=False)
+    assert explicit.is_retryable is False  # the adapter's own decision wins
+
+
+@pytest.mark.asyncio
+async def test_http_date_and_should_retry_through_the_sdk(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    server.reply(
+        Reply(
+            status=400, json={"error": {"message": "try again"}}, headers={"x-should-retry": "true"}
+        ),
+        Reply(
+            status=503, json={"error": {"message": "busy"}}, headers={"retry-after": _http_date(20)}
+        ),
+        chat_stream(chat_chunk({"content": "ok"}), chat_chunk({}, "stop")),
+    )
+    sleeps = Sleeps()
+    model = OpenAIChatModel("gpt-test", client=client)
+    await drain(await stream_with_retries(model, ModelCallOptions(prompt=HELLO), sleep=sleeps))
+    assert len(server.requests) == 3
+    assert sleeps.delays[0] == 0.5
+    assert 17 <= sleeps.delays[1] <= 20
+
+
+@pytest.mark.asyncio
+async def test_x_should_retry_false_is_not_retried(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    server.reply(
+        Reply(status=500, json={"error": {"message": "no"}}, headers={"x-should-retry": "false"})
+    )
+    sleeps = Sleeps()
+    with pytest.raises(APICallError) as caught:
+        await stream_with_retries(
+            OpenAIChatModel("gpt-test", client=client), ModelCallOptions(prompt=HELLO), sleep=sleeps
+        )
+    assert (caught.value.status_code, caught.value.is_retryable) == (500, False)
+    assert (len(server.requests), sleeps.delays) == (1, [])
+
+
+@pytest.mark.asyncio
+async def test_openrouter_502_before_the_first_chunk_is_retried(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    error = {"error": {"code": 502, "message": "Provider returned error"}}
+    server.reply(
+        chat_stream(error),
+        chat_stream(chat_chunk({"content": "fine"}), chat_chunk({}, "stop")),
+    )
+    sleeps = Sleeps()
+    model = OpenAIChatModel("m", client=client, provider="openrouter")
+    chunks = await drain(
+        await stream_with_retries(model, ModelCallOptions(prompt=HELLO), sleep=sleeps)
+    )
+    assert sleeps.delays == [0.5]
+    assert [c.payload["text"] for c in chunks if c.type == "text-delta"] == ["fine"]
+
+
+@pytest.mark.asyncio
+async def test_retries_and_giving_up_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    model, sleeps = (
+        Flaky(_error(503, **{"retry-after": "1.25"}), _error(500), _error(502)),
+        Sleeps(),
+    )
+    with caplog.at_level(logging.INFO, logger="procession.models"), pytest.raises(APICallError):
+        await stream_with_retries(model, ModelCallOptions(prompt=HELLO), sleep=sleeps)
+    records = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "procession.models"]
+    assert records == [
+        (logging.INFO, "test/flaky: retry 1 of 2 in 1.25 s after HTTP 503: status 503"),
+        (logging.INFO, "test/flaky: retry 2 of 2 in 1.00 s after HTTP 500: status 500"),
+        (logging.WARNING, "test/flaky: giving up after 2 retries: HTTP 502: status 502"),
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_long_retry_after_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    model = Flaky(_error(429, **{"retry-after": "3600"}))
+    with caplog.at_level(logging.INFO, logger="procession.models"), pytest.raises(APICallError):
+        await stream_with_retries(model, ModelCallOptions(prompt=HELLO), sleep=Sleeps())
+    (record,) = [r for r in caplog.records if r.name == "procession.models"]
+    assert record.levelno == logging.WARNING
+    assert "3600 s" in record.getMessage()
+
+
+@pytest.mark.asyncio
+async def test_non_retryable_errors_log_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="procession.models"), pytest.raises(APICallError):
+        await stream_with_retries(
+            Flaky(_error(400)), ModelCallOptions(prompt=HELLO), sleep=Sleeps()
+        )
+    assert [r for r in caplog.records if r.name == "procession.models"] == []

@@ -1,68 +1,154 @@
-"""``procession chat FILE_OR_MODULE:ATTRIBUTE``: chat with an agent defined in Python."""
+"""``procession chat``: a conversation in the terminal, with an agent or straight with a model.
+
+``procession chat`` alone talks to the default model; ``--model`` picks another; an agent
+comes from ``procession chat app.py:agent`` (or ``--agent``). An agent with memory keeps the
+conversation in its memory thread (``--thread`` continues one); otherwise the chat keeps the
+history itself. ``/quit``, ``/exit`` or Ctrl-D leave; Ctrl-C stops the answer being written.
+
+Each turn runs in its own ``asyncio`` run of one event loop, and the prompt is read between
+turns with no loop running, so Ctrl-C at the prompt leaves at once.
+"""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import argparse
+import asyncio
+import contextlib
 import sys
-from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from procession.agent import Agent
-from procession.cli.render import console, render_stream
-from procession.errors import ConfigurationError
+from rich.console import Console
+from rich.text import Text
 
-__all__ = ["load_agent", "run_chat"]
+from procession.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CLIError
+from procession.cli.options import Commands, add_agent_options, add_command, add_model_options
+from procession.cli.render import StreamPrinter, console
+from procession.cli.session import Session, open_session, print_error
+
+__all__ = ["chat_command", "register", "run_chat"]
+
+QUIT = frozenset({"/quit", "/exit"})
+AGENT_PREFIX = Text("agent> ", style="bold blue")
+
+DESCRIPTION = """\
+Chat in the terminal with an agent, or straight with a model.
+
+  procession chat                          # the default model
+  procession chat --model anthropic/claude-haiku-4-5
+  procession chat app.py:agent             # an agent defined in Python
+  procession chat app.py:agent --thread t-1   # continue a memory thread
+
+/quit, /exit or Ctrl-D leave; Ctrl-C stops the answer being written.
+"""
 
 
-def load_agent(target: str) -> Agent:
-    """Load ``path/to/app.py:agent`` or ``package.module:agent``."""
-    location, sep, attribute = target.rpartition(":")
-    if not sep or not location or not attribute:
-        raise ConfigurationError(f"chat: expected FILE_OR_MODULE:ATTRIBUTE, got {target!r}")
-    if location.endswith(".py") or Path(location).exists():
-        path = Path(location).resolve()
-        if not path.is_file():
-            raise ConfigurationError(f"chat: no such file {str(path)!r}")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None:
-            raise ConfigurationError(f"chat: cannot load {str(path)!r}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module
-        spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(location)
-    agent = getattr(module, attribute, None)
-    if not isinstance(agent, Agent):
-        raise ConfigurationError(
-            f"chat: {attribute!r} in {location!r} is {type(agent).__name__}, not an Agent"
+def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None:
+    """Add ``chat`` to the command table."""
+    summary = "chat with an agent or a model in the terminal"
+    parser = add_command(
+        commands, parents, "chat", summary=summary, description=DESCRIPTION, handler=chat_command
+    )
+    parser.add_argument("target", nargs="?", metavar="AGENT", help="same as --agent")
+    add_model_options(parser, model_help="a 'provider/model' id, replacing the agent's model")
+    add_agent_options(parser)
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    """Run ``procession chat`` on the terminal; returns the exit status."""
+    if not sys.stdin.isatty():
+        raise CLIError(
+            "chat reads from a terminal, but standard input is a pipe or a file; "
+            'to send piped text, use: procession run "..."'
         )
-    return agent
+    return run_chat(args, _terminal_reader())
 
 
-async def run_chat(
-    target: str, model: str | None = None, *, lines: Any = None, out: Any = None
+def run_chat(
+    args: argparse.Namespace,
+    lines: Callable[[], str] | Iterable[str],
+    *,
+    out: Console | None = None,
+    err: Console | None = None,
 ) -> int:
-    """Read user lines (stdin by default), stream the agent's answers; ``/quit`` ends."""
+    """Chat, reading each user line from ``lines`` (a function raising :class:`EOFError` at
+    the end, or an iterable); returns the exit status."""
+    if args.target and args.agent and args.target != args.agent:
+        raise CLIError(f"two agents given: {args.target} and --agent {args.agent}")
+    args.agent = args.agent or args.target
+    read = lines if callable(lines) else _reader(iter(lines))
     out = out or console()
-    agent = load_agent(target)
+    err = err or console(stderr=True)
+    with asyncio.Runner() as runner:
+        session = runner.run(open_session(args, StreamPrinter(out)))
+        try:
+            return _converse(runner, session, read, out, err)
+        finally:
+            runner.run(session.aclose())
+
+
+def _converse(
+    runner: asyncio.Runner,
+    session: Session,
+    read: Callable[[], str],
+    out: Console,
+    err: Console,
+) -> int:
+    _greet(session, out)
     history: list[Any] = []
-    out.print(f"[bold]chatting with {agent.name}[/] — /quit to leave")
-    source = iter(lines) if lines is not None else None
     while True:
         try:
-            text = next(source) if source is not None else out.input("[bold green]you>[/] ")
-        except (EOFError, StopIteration):
-            break
-        if text.strip() in ("/quit", "/exit"):
-            break
+            text = read()
+        except EOFError:
+            out.print()
+            return EXIT_OK
+        except KeyboardInterrupt:  # Ctrl-C at the prompt leaves
+            out.print()
+            return EXIT_INTERRUPTED
+        if text.strip() in QUIT:
+            return EXIT_OK
         if not text.strip():
             continue
-        history.append({"role": "user", "content": text})
-        out.print("[bold blue]agent>[/] ", end="")
-        result = await render_stream(out, agent.stream(list(history), model=model))
-        if result.tripwire is None and result.error is None:
-            history.extend(result.messages)
-        else:
-            history.pop()  # a blocked or failed turn is not part of the conversation
-    return 0
+        user = {"role": "user", "content": text}
+        messages = text if session.thread_id else [*history, user]
+        try:
+            turn = runner.run(session.turn(messages, prefix=AGENT_PREFIX))
+        except KeyboardInterrupt:
+            out.print(Text("(interrupted)", style="dim"))
+            continue
+        if turn.failure is not None:
+            print_error(err, turn.failure.message)
+            if turn.failure.fatal:
+                return EXIT_FAILED
+        elif turn.result.tripwire is None and session.thread_id is None:
+            history += [user, *turn.result.messages]
+
+
+def _greet(session: Session, out: Console) -> None:
+    agent, choice = session.agent, session.choice
+    who = choice.label if agent.name == choice.label else f"{agent.name} ({choice.label})"
+    out.print(Text.assemble("chatting with ", (who, "bold"), ("  /quit or Ctrl-D to leave", "dim")))
+    if choice.reason:
+        out.print(Text(f"default model: {choice.reason}", style="dim"))
+    if session.thread_id:
+        how = f"; continue it later with --thread {session.thread_id}" if session.new_thread else ""
+        note = f"memory: thread {session.thread_id}, resource {session.resource_id}{how}"
+        out.print(Text(note, style="dim"))
+
+
+def _reader(lines: Any) -> Callable[[], str]:
+    def read() -> str:
+        try:
+            return str(next(lines))
+        except StopIteration:
+            raise EOFError from None
+
+    return read
+
+
+def _terminal_reader() -> Callable[[], str]:
+    with contextlib.suppress(ImportError):  # not on Windows
+        import readline  # noqa: F401  (line editing and history for input())
+    # \x01 and \x02 tell readline the colour codes take no room on the line
+    prompt = "\x01\x1b[1;32m\x02you>\x01\x1b[0m\x02 "
+    return lambda: input(prompt)

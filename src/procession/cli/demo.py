@@ -8,20 +8,32 @@ call tools on its own, so the first step forces the order-lookup tool with ``too
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import json
 import re
+import textwrap
 from collections import Counter
 from typing import Any
 
+from rich.console import Console
+from rich.text import Text
+
 from procession.agent import Agent
 from procession.chunks import Chunk
-from procession.cli.render import console, render_stream
+from procession.cli.errors import EXIT_FAILED, EXIT_OK
+from procession.cli.models import choose_model
+from procession.cli.options import Commands, add_command, add_model_options
+from procession.cli.render import StreamPrinter, console
+from procession.cli.session import Session, print_error
+from procession.cli.timeouts import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
 from procession.messages.message import Message
+from procession.models.default import default_model, default_model_reason
 from procession.processors.base import Processor, ProcessorViolation
 from procession.processors.builtin.redact import StreamRedactor
 from procession.tools import tool
 
-__all__ = ["build_demo_agent", "run_demo"]
+__all__ = ["build_demo_agent", "demo_command", "register", "run_demo", "which_model"]
 
 ORDERS = {
     "A-1001": {
@@ -151,19 +163,74 @@ def build_demo_agent(model: Any = None) -> Agent:
     )
 
 
-async def run_demo(model: str | None = None, *, out: Any = None) -> int:
+DESCRIPTION = """\
+Runs a support assistant through three requests and shows what its processors do on the
+live stream: a card number redacted as it streams, a blocked input, a tool result scanned
+for prompt injection, and an answer sent back with feedback.
+
+"""
+
+
+def which_model() -> str:
+    """The model the demo uses without ``--model``, and why, in one sentence."""
+    model = default_model()
+    kind = "the embedded model " if model.startswith("local/") else ""
+    return f"Without --model it uses {kind}{model}, because {default_model_reason()}."
+
+
+def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None:
+    """Add ``demo`` to the command table (its help names the model it would use now)."""
+    description = DESCRIPTION + textwrap.fill(which_model(), 88)
+    summary = "a support assistant whose guardrails act on the live stream"
+    parser = add_command(
+        commands, parents, "demo", summary=summary, description=description, handler=demo_command
+    )
+    add_model_options(parser, model_help="a 'provider/model' id (default: see above)")
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    """Run ``procession demo``; returns the exit status."""
+    return asyncio.run(
+        run_demo(args.model, connect_timeout=args.connect_timeout, read_timeout=args.read_timeout)
+    )
+
+
+async def run_demo(
+    model: str | None = None,
+    *,
+    out: Console | None = None,
+    err: Console | None = None,
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    read_timeout: float = DEFAULT_READ_TIMEOUT,
+) -> int:
     """Run the three demo requests, print each live stream, then a summary."""
     out = out or console()
-    agent = build_demo_agent(model)
+    err = err or console(stderr=True)
+    choice = await choose_model(
+        model, None, connect_timeout=connect_timeout, read_timeout=read_timeout
+    )
+    session = Session(build_demo_agent(), choice, StreamPrinter(out))
+    try:
+        return await _requests(session, out, err)
+    finally:
+        await session.aclose()
+
+
+async def _requests(session: Session, out: Console, err: Console) -> int:
     stats.clear()
-    out.rule("[bold]procession demo[/]: a support assistant with live guardrails")
+    out.rule(f"[bold]procession demo[/] on {session.choice.label}: live guardrails")
     for request in REQUESTS:
-        out.print(f"\n[bold green]user>[/] {request}")
-        out.print("[bold blue]assistant>[/] ", end="")
-        result = await render_stream(out, agent.stream(request))
+        out.print(Text.assemble("\n", ("user> ", "bold green"), request))
+        turn = await session.turn(request, prefix=Text("assistant> ", style="bold blue"))
+        if turn.failure is not None:
+            print_error(err, turn.failure.message)
+            if turn.failure.fatal:
+                return EXIT_FAILED
+            continue
+        result = turn.result
         outcome = "blocked" if result.tripwire else result.finish_reason
         out.print(f"[dim]  ({outcome}; {result.usage.total_tokens or 0} tokens)[/]")
     out.rule("what each processor did")
     for line, count in sorted(stats.items()):
         out.print(f"  {line}: [bold]{count}[/]")
-    return 0
+    return EXIT_OK

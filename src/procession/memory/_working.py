@@ -7,12 +7,11 @@ pydantic model or a JSON schema on every update.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from procession.errors import ConfigurationError, StructuredOutputError, ToolError
 from procession.memory.config import DEFAULT_TEMPLATE, WorkingMemoryConfig
-from procession.tools._tool import Tool, ToolContext
+from procession.tools._tool import Tool
 
 __all__ = ["TOOL_NAME", "WorkingMemoryFormat"]
 
@@ -101,20 +100,18 @@ class WorkingMemoryFormat:
             current = data if data else self.template.strip()
         return f"{head}\n\n{shape}\n\n<working_memory_data>\n{current}\n</working_memory_data>"
 
-    def tool(self, record: Callable[[str, ToolContext], Any]) -> Tool:
-        """The ``update_working_memory`` tool; ``record(text, context)`` keeps a valid update."""
+    def tool(self) -> Tool:
+        """The ``update_working_memory`` tool: it validates an update; ``Memory.commit`` stores
+        the last one whose call survived the run."""
         from pydantic import Field, create_model
 
         fmt = self
 
-        async def update_working_memory(memory: Any, context: ToolContext) -> dict[str, Any]:
+        async def update_working_memory(memory: Any) -> dict[str, Any]:
             try:
-                text = fmt._validated_json(memory) if fmt.is_json else str(memory)
-            except StructuredOutputError as error:
+                fmt.encode(memory)
+            except (StructuredOutputError, ConfigurationError) as error:
                 raise ToolError(f"working memory not updated: {error}") from None
-            result = record(text, context)
-            if hasattr(result, "__await__"):
-                await result
             return {"success": True}
 
         if self.model is not None:
@@ -142,6 +139,5 @@ class WorkingMemoryFormat:
             input_schema=schema,
             function=update_working_memory,
             args_model=args_model,
-            context_parameter="context",
             is_async=True,
         )

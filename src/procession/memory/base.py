@@ -8,36 +8,45 @@ awaits the memory's optional ``prepare(request_context, messages)``, whose error
 another resource, an input message stored in another thread, a value no backend can store,
 D34) end the run as they are rather than as a processor failure; ``messages`` are the run's
 input messages (the built-in memory also accepts a call without them). After a run completes
-— every ``process_output_result`` ran, no tripwire, no error — it calls ``commit`` once, so
-the store holds exactly what survived every processor (D13).
+— every ``process_output_result`` ran, no tripwire, no error — persistence is the loop's last
+stage: it calls ``commit`` once with the :class:`Turn`, so the store holds exactly what
+survived every processor (D13).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from procession.context import RequestContext
-    from procession.messages.message_list import MessageList
-    from procession.results import AgentResult
+    from procession.messages.message import Message
 
-__all__ = ["AgentMemory", "CompletedRun"]
+__all__ = ["AgentMemory", "Turn"]
 
 
-class CompletedRun(Protocol):
-    """What ``AgentMemory.commit`` may read of a completed run."""
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A completed run, as the loop hands it to memory (D13).
 
-    @property
-    def message_list(self) -> MessageList: ...
+    Attributes:
+        run_id: The run's id.
+        agent_id: The agent's id.
+        request_context: The run's request context (``thread_id``, ``resource_id``, ...).
+        messages: The run's input and response messages, in the run's order, as they stand
+            after every hook (rejected attempts were rolled back; remembered, context and
+            system messages are not among them).
+        response: The response messages among them.
+        output_processors: The run's resolved output lane, so a memory can tell which of its
+            own processors took part (a processor of the agent's with the same id replaces one).
+    """
 
-    @property
-    def request_context(self) -> RequestContext: ...
-
-    @property
-    def result(self) -> AgentResult: ...
-
-    @property
-    def states(self) -> dict[str, dict[str, Any]]: ...
+    run_id: str
+    agent_id: str
+    request_context: RequestContext
+    messages: list[Message]
+    response: list[Message]
+    output_processors: tuple[Any, ...] = ()
 
 
 @runtime_checkable
@@ -52,6 +61,6 @@ class AgentMemory(Protocol):
         """Processors placed last in the output lane."""
         ...
 
-    async def commit(self, run: CompletedRun) -> None:
+    async def commit(self, turn: Turn) -> None:
         """Persist a completed run, in one transaction (D13)."""
         ...

@@ -24,19 +24,16 @@ from typing import Any
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
 from procession.memory import _options as opt
-from procession.memory.base import CompletedRun
+from procession.memory.base import Turn
 from procession.memory.config import SemanticRecallConfig, WorkingMemoryConfig
 from procession.memory.embedding import Embedder, default_embedder
 from procession.memory.limits import check_storable
 from procession.memory.processors import (
-    PENDING,
-    STAGED,
     MessageHistory,
     SemanticRecall,
     WorkingMemory,
     messages_to_store,
     require_ids,
-    surviving_update,
 )
 from procession.memory.storage import Storage, Thread, VectorItem, WorkingMemoryUpdate
 from procession.messages.message import Message
@@ -146,36 +143,30 @@ class Memory:
             return []
         return [p for p in (self.recall, self.history) if p is not None]
 
-    async def commit(self, run: CompletedRun) -> None:
+    async def commit(self, turn: Turn) -> None:
         """Store a completed run in one ``save_turn`` transaction (D13): its messages, the
         working-memory update whose tool call survived, and the new messages' vectors.
 
-        Messages are stored only when this memory's ``message-history`` output hook ran (a
-        processor with that id in the agent's own lane replaces it, storage included).
-        What would be stored is checked first (:func:`~procession.memory.check_storable`), so
-        a value no backend can store fails the run with ``InvalidRecordError`` on every
-        backend (D34). Embeddings are computed before anything is written, so a failing
-        embedder stores nothing.
+        Messages are stored only when this memory's ``message-history`` processor took part
+        (a processor with that id in the agent's own lane replaces it, storage included), and
+        vectors only when its ``semantic-recall`` did. What would be stored is checked first
+        (:func:`~procession.memory.check_storable`), so a value no backend can store fails the
+        run with ``InvalidRecordError`` on every backend (D34). Embeddings are computed before
+        anything is written, so a failing embedder stores nothing.
         """
         if self.read_only:
             return
-        thread_id, resource_id = require_ids(run.request_context)
-        states = run.states
-        message_list = run.message_list
+        thread_id, resource_id = require_ids(turn.request_context)
+        took_part = {id(p) for p in turn.output_processors}
         messages: list[Message] = []
-        if states.get(self.history.id, {}).get(STAGED) is self.history:
-            messages = messages_to_store(message_list)
-        update = None
-        if self.working is not None:
-            update = surviving_update(
-                message_list, states.get(self.working.id, {}).get(PENDING, ())
-            )
+        if id(self.history) in took_part:
+            messages = messages_to_store(turn.messages)
+        update = self.working.surviving_update(turn.response) if self.working is not None else None
         check_storable(
             messages, thread_id=thread_id, resource_id=resource_id, working_memory=update
         )
         vectors: list[VectorItem] = []
-        recall = self.recall
-        if recall is not None and messages and states.get(recall.id, {}).get(STAGED) is recall:
+        if self.recall is not None and messages and id(self.recall) in took_part:
             vectors = await self._vectors(messages, thread_id, resource_id)
         working = (
             WorkingMemoryUpdate(update, self.working.target(thread_id))

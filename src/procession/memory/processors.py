@@ -25,7 +25,7 @@ from procession.messages.message import Message
 from procession.messages.message_list import MessageList
 from procession.messages.parts import StepStartPart, ToolInvocationPart
 from procession.processors.base import Processor
-from procession.tools._tool import Tool, ToolContext
+from procession.tools._tool import Tool
 
 __all__ = [
     "MessageHistory",
@@ -34,11 +34,6 @@ __all__ = [
     "messages_to_store",
     "require_ids",
 ]
-
-STAGED = "procession.memory.staged"
-"""The state key an output hook sets (to its processor object) when the run may be stored."""
-PENDING = "procession.memory.pending"
-"""The state key of working-memory updates made by the tool during the run."""
 
 RECALL_NOTE = (
     "Messages recalled from memory because they relate to the user's latest message are "
@@ -90,20 +85,16 @@ def _keep_legacy(entry: object) -> bool:
     )
 
 
-def messages_to_store(message_list: MessageList) -> list[Message]:
-    """What a completed run stores: its input and response messages as they stand now.
+def messages_to_store(messages: Sequence[Message]) -> list[Message]:
+    """What a completed run stores of its input and response messages, as they stand now.
 
-    Never system messages, remembered or context messages, ``partial-call`` tool parts or the
-    working-memory tool's calls (their effect is the working memory itself). A message left
-    with nothing but step boundaries is skipped. Filtered messages are copies; the live
-    messages are not changed.
+    Never system messages, ``partial-call`` tool parts or the working-memory tool's calls
+    (their effect is the working memory itself). A message left with nothing but step
+    boundaries is skipped. Filtered messages are copies; the live messages are not changed.
     """
     out: list[Message] = []
-    for message in message_list.get.all.db():
-        if message.role == "system" or message_list.get_source(message) not in (
-            "input",
-            "response",
-        ):
+    for message in messages:
+        if message.role == "system":
             continue
         content = message.content
         parts = [p for p in content.parts if _keep_part(p)]
@@ -139,8 +130,10 @@ class MessageHistory(Processor):
     Input: the last ``last_messages`` stored messages of the thread, oldest first, system ones
     dropped, added with source ``memory`` (a message the caller sent with the same id wins).
     A thread of another resource raises ``ThreadOwnershipError``: nothing is read.
-    Output (``process_output_result``, last in the lane): marks the run ready to store;
-    ``Memory.commit`` then saves its input and response messages in one transaction.
+    Output: its place last in the output lane; when the run completed, the loop's persistence
+    stage hands the run to ``Memory.commit``, which saves its input and response messages in
+    one transaction (D13). A processor of the agent's with this id replaces it, storage
+    included.
     """
 
     id = "message-history"
@@ -164,9 +157,8 @@ class MessageHistory(Processor):
         if remembered:
             message_list.add(remembered, "memory")
 
-    def process_output_result(self, *, state: dict[str, Any], **_: Any) -> None:
-        """Mark the run ready to store (every earlier ``process_output_result`` ran)."""
-        state[STAGED] = self
+    def process_output_result(self, **_: Any) -> None:
+        """Nothing to do here: memory stores the run once it completed (D13)."""
 
 
 class WorkingMemory(Processor):
@@ -174,9 +166,9 @@ class WorkingMemory(Processor):
 
     Input: the thread's or resource's working memory (``config.scope``) with instructions,
     under tag ``memory``. Each step: the ``update_working_memory`` tool joins the step's tools
-    (unless the memory is read-only or a tool of that name is already there). A valid update
-    is kept for the run and written by ``Memory.commit`` if the tool call survives the run
-    (not rolled back by a retry, no tripwire, no error).
+    (unless the memory is read-only or a tool of that name is already there). ``Memory.commit``
+    writes the last update whose tool call survived the run (not rolled back by a retry, no
+    tripwire, no error), read from the run's response messages.
     """
 
     id = "working-memory"
@@ -219,28 +211,23 @@ class WorkingMemory(Processor):
             return None
         tool = state.get("tool")
         if tool is None:
-            pending: list[tuple[str, str]] = state.setdefault(PENDING, [])
-
-            def record(text: str, context: ToolContext) -> None:
-                pending.append((context.tool_call_id, text))
-
-            tool = state["tool"] = self.format.tool(record)
+            tool = state["tool"] = self.format.tool()
         return {"tools": {**tools, TOOL_NAME: tool}}
 
-
-def surviving_update(message_list: MessageList, pending: Sequence[tuple[str, str]]) -> str | None:
-    """The last working-memory update whose tool call is still in the response, if any."""
-    if not pending:
-        return None
-    answered: set[str] = set()
-    for message in message_list.get.response.db():
-        for part in message.content.parts:
-            if isinstance(part, ToolInvocationPart):
+    def surviving_update(self, response: Sequence[Message]) -> str | None:
+        """The last working-memory update whose tool call succeeded and is still in the
+        response, encoded as stored; ``None`` when there is none."""
+        update: str | None = None
+        for message in response:
+            for part in message.content.parts:
+                if not isinstance(part, ToolInvocationPart):
+                    continue
                 invocation = part.tool_invocation
                 if invocation.tool_name == TOOL_NAME and invocation.state == "result":
-                    answered.add(invocation.tool_call_id)
-    kept = [text for call_id, text in pending if call_id in answered]
-    return kept[-1] if kept else None
+                    args = invocation.args
+                    if isinstance(args, dict) and "memory" in args:
+                        update = self.format.encode(args["memory"])
+        return update
 
 
 class SemanticRecall(Processor):
@@ -249,8 +236,8 @@ class SemanticRecall(Processor):
     Input: embeds the latest user message, searches the resource's (or thread's) stored
     message vectors, and adds the matches with ``message_range`` neighbours as ``memory``
     messages, oldest first, before the recent history, plus a short system message under tag
-    ``memory``. Output: marks the run so ``Memory.commit`` embeds and stores the new
-    messages' vectors after saving them.
+    ``memory``. Output: its place in the output lane; ``Memory.commit`` embeds the run's new
+    messages and stores their vectors with them.
     """
 
     id = "semantic-recall"
@@ -321,6 +308,5 @@ class SemanticRecall(Processor):
             chosen.update((m.id, m) for m in found)
         return sorted(chosen.values(), key=lambda m: m.created_at)
 
-    def process_output_result(self, *, state: dict[str, Any], **_: Any) -> None:
-        """Mark the run's new messages for embedding in ``Memory.commit``."""
-        state[STAGED] = self
+    def process_output_result(self, **_: Any) -> None:
+        """Nothing to do here: ``Memory.commit`` embeds the stored messages (D13)."""

@@ -24,7 +24,14 @@ from procession.messages.parts import (
     UnknownPart,
 )
 
-__all__ = ["Prompt", "PromptMessage", "to_model_messages", "to_prompt", "to_ui_messages"]
+__all__ = [
+    "Prompt",
+    "PromptMessage",
+    "to_model_messages",
+    "to_prompt",
+    "to_ui_messages",
+    "tool_output",
+]
 
 PromptMessage: TypeAlias = dict[str, Any]
 """One message of a ``LanguageModelV2Prompt``: ``{"role", "content"}``."""
@@ -54,6 +61,43 @@ def _user_content(message: Message) -> list[dict[str, Any]]:
     return content
 
 
+_MEDIA_BLOCKS = frozenset(("image", "audio"))
+
+
+def tool_output(result: Any) -> dict[str, Any]:
+    """A tool result as the prompt's tool output: JSON, or AI SDK ``content`` when the result
+    is a list of content blocks holding media (strings and ``{"type": "image" | "audio",
+    "mimeType", "data"}``, the MCP shape), so the model sees an image, not base64 text."""
+    if isinstance(result, list) and any(_is_media(item) for item in result):
+        value: list[dict[str, Any]] = []
+        for item in result:
+            if isinstance(item, str):
+                value.append({"type": "text", "text": item})
+            elif _is_media(item):
+                value.append({"type": "media", "data": item["data"], "mediaType": item["mimeType"]})
+            else:
+                return {"type": "json", "value": result}
+        return {"type": "content", "value": value}
+    return {"type": "json", "value": result}
+
+
+def _is_media(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and item.get("type") in _MEDIA_BLOCKS
+        and isinstance(item.get("data"), str)
+        and isinstance(item.get("mimeType"), str)
+    )
+
+
+def _with_options(prompt_part: dict[str, Any], part: Any) -> dict[str, Any]:
+    """Hand a stored part's provider metadata (thought signatures, ...) back to the provider
+    as the prompt part's ``providerOptions``, as the AI SDK does."""
+    if part.provider_metadata:
+        prompt_part["providerOptions"] = part.provider_metadata
+    return prompt_part
+
+
 def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
     """Split an assistant message into assistant / tool message pairs, one per step."""
     assistant: list[dict[str, Any]] = []
@@ -72,11 +116,11 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
             if results:
                 flush()
             if part.text:
-                assistant.append({"type": "text", "text": part.text})
+                assistant.append(_with_options({"type": "text", "text": part.text}, part))
         elif isinstance(part, ToolInvocationPart):
             inv = part.tool_invocation
             if inv.state == "result":
-                output: dict[str, Any] = {"type": "json", "value": inv.result}
+                output: dict[str, Any] = tool_output(inv.result)
             elif inv.state == "output-error":
                 output = {"type": "error-text", "value": inv.error_text or ""}
             else:
@@ -93,6 +137,7 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
                 "toolName": inv.tool_name,
                 "output": output,
             }
+            _with_options(call, part)
             if part.provider_executed:
                 call["providerExecuted"] = True
                 assistant.append(call)
@@ -105,7 +150,7 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
         elif isinstance(part, ReasoningPart):
             if results:
                 flush()
-            assistant.append({"type": "reasoning", "text": part.reasoning})
+            assistant.append(_with_options({"type": "reasoning", "text": part.reasoning}, part))
         elif isinstance(part, FilePart):
             assistant.append({"type": "file", "data": part.data, "mediaType": part.mime_type})
     if not assistant and not results and message.content.content and not message.content.parts:

@@ -15,7 +15,7 @@ from typing import Any
 from procession.models._anthropic_prompt import convert_prompt
 from procession.models.base import ModelCallOptions
 
-__all__ = ["DEFAULT_MAX_TOKENS", "build_request"]
+__all__ = ["DEFAULT_MAX_TOKENS", "build_request", "citation_documents"]
 
 DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` when the caller sets no ``max_output_tokens`` (Anthropic requires one)."""
@@ -123,3 +123,19 @@ def build_request(
         if key not in _HANDLED_OPTIONS:
             request.setdefault(key, value)
     return request, warnings
+
+
+def citation_documents(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(title, media type)`` of every ``document`` block of the request, in order: document
+    citations in the response name them by ``document_index``."""
+    documents: list[tuple[str, str]] = []
+    for message in request.get("messages") or ():
+        for block in message.get("content") or ():
+            if isinstance(block, dict) and block.get("type") == "document":
+                source = block.get("source") or {}
+                media_type = source.get("media_type") or (
+                    "text/plain" if source.get("type") in ("text", "content") else "application/pdf"
+                )
+                title = block.get("title") or f"Document {len(documents)}"
+                documents.append((str(title), str(media_type)))
+    return documents

@@ -1,7 +1,18 @@
 """Anthropic Messages stream events to procession chunks (Mastra payloads).
 
 One :class:`AnthropicStreamMapper` per call: feed it each SDK event with :meth:`map` and it
-returns the chunks that event stands for. Content blocks are keyed by their ``index``.
+returns the chunks that event stands for; :meth:`finish` ends the stream. Content blocks are
+keyed by their ``index``. Events are read by attribute (``event.type``, ``delta.text``), so
+shapes the installed SDK does not model (it keeps unknown fields as extras) still map; unknown
+event, block and delta types are skipped.
+
+A stream cut short never leaves a started part open: text and reasoning get their ``-end``
+chunk, and a tool call whose input JSON is incomplete (``max_tokens`` reached inside a
+``tool_use`` block, with or without its ``content_block_stop``) gets its
+``tool-call-input-streaming-end`` and is dropped, listed under ``truncatedToolCalls`` in the
+finish chunk's ``providerMetadata.anthropic`` (finish reason ``length``). Input that is invalid
+JSON although the block was not cut is passed on as the raw text, so the tool reports the error
+to the model.
 """
 
 from __future__ import annotations
@@ -23,6 +34,9 @@ _FINISH_REASONS = {
     "tool_use": "tool-calls",
     "refusal": "content-filter",
 }
+_CUT_OFF = frozenset(("max_tokens", "model_context_window_exceeded"))
+_SERVER_TOOL_BLOCKS = frozenset(("server_tool_use", "mcp_tool_use"))
+_URL_CITATIONS = frozenset(("web_search_result_location", "search_result_location"))
 
 
 def finish_reason(stop_reason: str | None) -> str:
@@ -34,7 +48,7 @@ def finish_reason(stop_reason: str | None) -> str:
 
 def _dump(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
-    return dump(mode="json", exclude_none=True) if dump is not None else value
+    return dump(mode="json", exclude_none=True, warnings=False) if dump is not None else value
 
 
 @dataclass(slots=True)
@@ -43,8 +57,11 @@ class _Block:
     id: str
     name: str = ""
     json: list[str] = field(default_factory=list)
+    input: Any = None
+    """The input a ``tool_use`` block started with (used when no JSON deltas follow)."""
     signature: str | None = None
     provider_executed: bool = False
+    citations: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -70,8 +87,9 @@ class _Tokens:
             if value is not None:
                 setattr(self, attr, value)
         details = getattr(usage, "output_tokens_details", None)
-        if details is not None:
-            self.thinking = details.thinking_tokens
+        thinking = getattr(details, "thinking_tokens", None)
+        if thinking is not None:
+            self.thinking = thinking
 
     def usage(self) -> Usage:
         cached = self.cache_read
@@ -82,15 +100,40 @@ class _Tokens:
         return Usage(total_in, self.output, total, self.thinking, cached)
 
 
-class AnthropicStreamMapper:
-    """Turns one call's stream events into chunks."""
+def _parse_input(block: _Block) -> tuple[dict[str, Any] | str, bool]:
+    """A tool block's arguments and whether its JSON was complete."""
+    text = "".join(block.json)
+    if not text.strip():
+        start = block.input
+        return (dict(start) if isinstance(start, dict) else {}), True
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text, False
+    return (value if isinstance(value, dict) else {"value": value}), True
 
-    def __init__(self) -> None:
+
+class AnthropicStreamMapper:
+    """Turns one call's stream events into chunks.
+
+    Args:
+        documents: ``(title, media type)`` of each document block of the request, in order;
+            document citations name them by index.
+    """
+
+    def __init__(self, documents: list[tuple[str, str]] | None = None) -> None:
         self.blocks: dict[int, _Block] = {}
         self.server_tools: dict[str, str] = {}
         self.tokens = _Tokens()
+        self.documents = documents or []
+        self.message_id = ""
         self.stop_reason: str | None = None
         self.stop_sequence: str | None = None
+        self.stop_details: dict[str, Any] | None = None
+        self.container: dict[str, Any] | None = None
+        self.invalid: list[tuple[_Block, str]] = []
+        self.truncated: list[dict[str, Any]] = []
+        self.sources = 0
         self.finished = False
 
     def map(self, event: Any) -> list[Chunk]:
@@ -105,17 +148,30 @@ class AnthropicStreamMapper:
         if kind == "message_start":
             return self._message_start(event.message)
         if kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self.stop_sequence = event.delta.stop_sequence
-            self.tokens.update(event.usage)
+            self._message_delta(event)
             return []
         if kind == "message_stop":
-            return [self.finish()]
+            return self.finish()
         return []
 
     def _message_start(self, message: Any) -> list[Chunk]:
-        self.tokens.update(message.usage)
+        if message is None:
+            return []
+        self.tokens.update(getattr(message, "usage", None))
+        self.message_id = str(getattr(message, "id", "") or "")
         return [Chunk("response-metadata", {"id": message.id, "modelId": message.model})]
+
+    def _message_delta(self, event: Any) -> None:
+        delta = event.delta
+        self.stop_reason = getattr(delta, "stop_reason", None)
+        self.stop_sequence = getattr(delta, "stop_sequence", None)
+        details = getattr(delta, "stop_details", None)
+        if details is not None:
+            self.stop_details = _dump(details)
+        container = getattr(delta, "container", None)
+        if container is not None:
+            self.container = _dump(container)
+        self.tokens.update(getattr(event, "usage", None))
 
     def _start(self, index: int, block: Any) -> list[Chunk]:
         kind = block.type
@@ -129,32 +185,35 @@ class AnthropicStreamMapper:
             if kind == "redacted_thinking":
                 payload["providerMetadata"] = {"anthropic": {"redactedData": block.data}}
             return [Chunk("reasoning-start", payload)]
-        if kind in ("tool_use", "server_tool_use"):
-            server = kind == "server_tool_use"
-            self.blocks[index] = _Block("tool", block.id, block.name, provider_executed=server)
-            if server:
-                self.server_tools[block.id] = block.name
-            start = {"toolCallId": block.id, "toolName": block.name}
-            if server:
-                start["providerExecuted"] = True
-            return [Chunk("tool-call-input-streaming-start", start)]
+        if kind == "tool_use" or kind in _SERVER_TOOL_BLOCKS:
+            return self._tool_start(index, block, kind in _SERVER_TOOL_BLOCKS)
         if kind.endswith("_tool_result"):
             return [self._server_result(block)]
         return []
+
+    def _tool_start(self, index: int, block: Any, server: bool) -> list[Chunk]:
+        tool = _Block("tool", block.id, block.name, provider_executed=server)
+        tool.input = _dump(getattr(block, "input", None))
+        self.blocks[index] = tool
+        if server:
+            self.server_tools[block.id] = block.name
+        start: dict[str, Any] = {"toolCallId": block.id, "toolName": block.name}
+        if server:
+            start["providerExecuted"] = True
+        return [Chunk("tool-call-input-streaming-start", start)]
 
     def _server_result(self, block: Any) -> Chunk:
         raw = _dump(block)
         content = raw.get("content")
         error = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+        tool_use_id = raw.get("tool_use_id", "")
         payload: dict[str, Any] = {
-            "toolCallId": block.tool_use_id,
-            "toolName": self.server_tools.get(
-                block.tool_use_id, block.type[: -len("_tool_result")]
-            ),
+            "toolCallId": tool_use_id,
+            "toolName": self.server_tools.get(tool_use_id, block.type[: -len("_tool_result")]),
             "result": content,
             "providerExecuted": True,
         }
-        if error:
+        if error or raw.get("is_error"):
             payload["isError"] = True
         return Chunk("tool-result", payload)
 
@@ -167,51 +226,111 @@ class AnthropicStreamMapper:
             return [Chunk("text-delta", {"id": block.id, "text": delta.text})]
         if kind == "thinking_delta":
             return [Chunk("reasoning-delta", {"id": block.id, "text": delta.thinking})]
+        if kind == "input_json_delta":
+            block.json.append(delta.partial_json)
+            payload = {"toolCallId": block.id, "toolName": block.name}
+            payload["argsTextDelta"] = delta.partial_json
+            return [Chunk("tool-call-delta", payload)]
         if kind == "signature_delta":
             block.signature = delta.signature
             meta = {"anthropic": {"signature": delta.signature}}
             return [
                 Chunk("reasoning-delta", {"id": block.id, "text": "", "providerMetadata": meta})
             ]
-        if kind == "input_json_delta":
-            block.json.append(delta.partial_json)
-            payload = {"toolCallId": block.id, "toolName": block.name}
-            payload["argsTextDelta"] = delta.partial_json
-            return [Chunk("tool-call-delta", payload)]
+        if kind == "citations_delta":
+            return self._citation(block, _dump(delta.citation))
         return []
+
+    def _citation(self, block: _Block, citation: dict[str, Any]) -> list[Chunk]:
+        """A ``source`` chunk for a citation; the text block keeps it for its ``text-end``."""
+        block.citations.append(citation)
+        self.sources += 1
+        payload: dict[str, Any] = {"id": f"{self.message_id or 'msg'}-source-{self.sources}"}
+        if citation.get("type") in _URL_CITATIONS:
+            url = citation.get("url") or citation.get("source") or ""
+            payload.update(sourceType="url", url=url, title=citation.get("title"))
+        else:
+            title, media_type = self._document(citation)
+            payload.update(sourceType="document", title=title, mimeType=media_type)
+        payload["providerMetadata"] = {"anthropic": citation}
+        return [Chunk("source", payload)]
+
+    def _document(self, citation: dict[str, Any]) -> tuple[str, str]:
+        index = citation.get("document_index")
+        known = (
+            self.documents[index]
+            if isinstance(index, int) and 0 <= index < len(self.documents)
+            else None
+        )
+        title = citation.get("document_title") or (known[0] if known else None)
+        return str(title or f"Document {index}"), known[1] if known else "text/plain"
 
     def _stop(self, index: int) -> list[Chunk]:
         block = self.blocks.pop(index, None)
-        if block is None:
-            return []
+        return [] if block is None else self._close(block, cut=False)
+
+    def _close(self, block: _Block, *, cut: bool) -> list[Chunk]:
+        """The chunks that end a block; ``cut`` means the stream ended inside it."""
+        payload: dict[str, Any] = {"id": block.id}
         if block.kind == "text":
-            return [Chunk("text-end", {"id": block.id})]
+            if block.citations:
+                payload["providerMetadata"] = {"anthropic": {"citations": block.citations}}
+            return [Chunk("text-end", payload)]
         if block.kind == "reasoning":
-            payload: dict[str, Any] = {"id": block.id}
             if block.signature is not None:
                 payload["providerMetadata"] = {"anthropic": {"signature": block.signature}}
             return [Chunk("reasoning-end", payload)]
-        return self._tool_end(block)
-
-    def _tool_end(self, block: _Block) -> list[Chunk]:
-        text = "".join(block.json)
-        args = json.loads(text) if text.strip() else {}
-        if not isinstance(args, dict):
-            args = {"value": args}
         ids = {"toolCallId": block.id, "toolName": block.name}
-        call: dict[str, Any] = {**ids, "args": args}
+        end = Chunk("tool-call-input-streaming-end", ids)
+        args, complete = _parse_input(block)
+        if cut:
+            self._drop(block)
+            return [end]
+        if not complete:
+            # Only the stop reason (sent after this event) tells a cut from a bad input.
+            self.invalid.append((block, str(args)))
+            return [end]
+        return [end, self._tool_call(block, args)]
+
+    def _tool_call(self, block: _Block, args: dict[str, Any] | str) -> Chunk:
+        call: dict[str, Any] = {"toolCallId": block.id, "toolName": block.name, "args": args}
         if block.provider_executed:
             call["providerExecuted"] = True
-        return [Chunk("tool-call-input-streaming-end", ids), Chunk("tool-call", call)]
+        return Chunk("tool-call", call)
 
-    def finish(self) -> Chunk:
-        """The ``finish`` chunk for what the stream said so far."""
+    def _drop(self, block: _Block) -> None:
+        self.truncated.append(
+            {"toolCallId": block.id, "toolName": block.name, "argsText": "".join(block.json)}
+        )
+
+    def finish(self) -> list[Chunk]:
+        """Close what is still open and end with the ``finish`` chunk (once)."""
+        if self.finished:
+            return []
         self.finished = True
-        meta: dict[str, Any] = {"usage": dict(self.tokens.raw)}
+        out: list[Chunk] = []
+        for index in sorted(self.blocks):
+            out.extend(self._close(self.blocks[index], cut=True))
+        self.blocks.clear()
+        cut = self.stop_reason in _CUT_OFF
+        for block, text in self.invalid:
+            if cut:
+                self._drop(block)
+            else:
+                out.append(self._tool_call(block, text))
+        out.append(self._finish_chunk())
+        return out
+
+    def _finish_chunk(self) -> Chunk:
+        meta: dict[str, Any] = {"usage": dict(self.tokens.raw), "stopSequence": self.stop_sequence}
         if self.tokens.cache_write is not None:
             meta["cacheCreationInputTokens"] = self.tokens.cache_write
-        if self.stop_sequence is not None:
-            meta["stopSequence"] = self.stop_sequence
+        if self.stop_details is not None:
+            meta["stopDetails"] = self.stop_details
+        if self.container is not None:
+            meta["container"] = self.container
+        if self.truncated:
+            meta["truncatedToolCalls"] = self.truncated
         return finish_chunk(
             finish_reason(self.stop_reason),
             self.tokens.usage(),

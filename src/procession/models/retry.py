@@ -2,19 +2,23 @@
 
 Design: the core is one function, :func:`stream_with_retries`, which starts a call and waits
 for its *first chunk* before returning. An :class:`~procession.errors.APICallError` with
-``is_retryable`` (429, 408/409, 5xx, connection failures, timeouts) raised by ``do_stream`` or
-before the first chunk is retried with exponential back-off, honouring the provider's
-``Retry-After``/``retry-after-ms`` (:attr:`APICallError.retry_after`). Once a chunk has been
-yielded the call is never repeated (the consumer has already seen output): later errors are
-re-raised as they are. Other errors (400, 401, 404, 422, ...) raise at once.
-:class:`RetryingModel` wraps a model so that every ``do_stream`` goes through it.
+``is_retryable`` (429, 408/409, 5xx, connection failures, timeouts, or whatever the server's
+``x-should-retry`` header says) raised by ``do_stream`` or before the first chunk is retried
+with exponential back-off, honouring the provider's delay (:attr:`APICallError.retry_after`:
+a delay from the body, ``retry-after-ms``, or ``Retry-After`` in seconds or as an HTTP date).
+Once a chunk has been yielded the call is never repeated (the consumer has already seen
+output): later errors are re-raised as they are. Other errors (400, 401, 404, 422, ...) raise
+at once. :class:`RetryingModel` wraps a model so that every ``do_stream`` goes through it.
 
-Provider SDKs are set to retry nothing themselves, so retries happen in one place.
+Provider SDKs are set to retry nothing themselves, so retries happen in one place. Each retry
+is logged at INFO on the ``procession.models`` logger (its delay and cause); giving up is
+logged at WARNING.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -25,6 +29,7 @@ from procession.models.base import LanguageModel, ModelCallOptions, StreamResult
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
+    "MAX_RETRY_AFTER",
     "RetryingModel",
     "retry_delay",
     "start_with_retries",
@@ -36,6 +41,8 @@ MAX_RETRY_AFTER = 60.0
 """A ``Retry-After`` longer than this (seconds) is not waited for: the error is raised."""
 
 Sleep = Callable[[float], Awaitable[Any]]
+
+logger = logging.getLogger("procession.models")
 
 
 def retry_delay(error: APICallError, attempt: int, *, base_delay: float, max_delay: float) -> float:
@@ -115,11 +122,52 @@ async def start_with_retries(
             return await _first_chunk(model, options)
         except APICallError as error:
             delay = retry_delay(error, attempt, base_delay=base_delay, max_delay=max_delay)
-            if not error.is_retryable or attempt >= max_retries or delay > MAX_RETRY_AFTER:
+            if not _may_retry(model, error, attempt, max_retries, delay):
                 raise
+            logger.info(
+                "%s: retry %d of %d in %.2f s after %s",
+                _name(model),
+                attempt + 1,
+                max_retries,
+                delay,
+                _cause(error),
+            )
         with cancel_on_abort(options.abort_signal):
             await sleep(delay)
         attempt += 1
+
+
+def _may_retry(
+    model: LanguageModel, error: APICallError, attempt: int, max_retries: int, delay: float
+) -> bool:
+    """Whether to retry; logs why not when a retryable error is given up on."""
+    if not error.is_retryable:
+        return False
+    if attempt >= max_retries:
+        if max_retries:
+            logger.warning(
+                "%s: giving up after %d retries: %s", _name(model), max_retries, _cause(error)
+            )
+        return False
+    if delay > MAX_RETRY_AFTER:
+        logger.warning(
+            "%s: the provider asked to wait %.0f s (more than %.0f s): not retrying: %s",
+            _name(model),
+            delay,
+            MAX_RETRY_AFTER,
+            _cause(error),
+        )
+        return False
+    return True
+
+
+def _name(model: LanguageModel) -> str:
+    return f"{model.provider}/{model.model_id}"
+
+
+def _cause(error: APICallError) -> str:
+    status = f"HTTP {error.status_code}" if error.status_code is not None else "no status"
+    return f"{status}: {error.message}"
 
 
 async def _first_chunk(

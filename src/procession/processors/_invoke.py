@@ -14,10 +14,18 @@ from typing import Any
 
 from procession.errors import ConfigurationError
 
-__all__ = ["HOOK_ARGS", "BoundHook", "bind_hook"]
+__all__ = ["HOOK_ARGS", "declared_arguments"]
 
 _COMMON = frozenset(
-    ("abort", "retry_count", "state", "tracing_context", "request_context", "abort_signal")
+    (
+        "abort",
+        "retry_count",
+        "state",
+        "tracing_context",
+        "request_context",
+        "abort_signal",
+        "processor_index",
+    )
 )
 _MESSAGES = frozenset(("messages", "message_list"))
 _STEP = frozenset(("step_number", "steps", "writer"))
@@ -64,9 +72,14 @@ HOOK_ARGS: dict[str, frozenset[str]] = {
 _signatures: dict[Any, tuple[tuple[str, ...] | None, bool]] = {}
 
 
-def _inspect(
+def declared_arguments(
     function: Callable[..., Any], processor_id: str, hook: str
 ) -> tuple[tuple[str, ...] | None, bool]:
+    """The keyword arguments a hook declared (``None``: all of them) and whether it is async.
+
+    Inspected once per function object; a name the hook cannot receive, or a positional-only
+    parameter, is a ``ConfigurationError``.
+    """
     key = getattr(function, "__func__", function)
     cached = _signatures.get(key)
     if cached is not None:
@@ -98,38 +111,3 @@ def _inspect(
     result = (None if takes_all and not wants else tuple(wants), is_async)
     _signatures[key] = result
     return result
-
-
-class BoundHook:
-    """One processor's implementation of one hook, ready to call for this run."""
-
-    __slots__ = ("function", "hook", "is_async", "processor", "processor_id", "wants")
-
-    def __init__(self, processor: Any, hook: str) -> None:
-        self.processor = processor
-        self.processor_id: str = processor.id
-        self.hook = hook
-        self.function: Callable[..., Any] = getattr(processor, hook)
-        self.wants, self.is_async = _inspect(self.function, self.processor_id, hook)
-
-    def select(self, available: dict[str, Any]) -> dict[str, Any]:
-        """The keyword arguments this hook declared, taken from ``available``."""
-        wants = self.wants
-        if wants is None:
-            allowed = HOOK_ARGS[self.hook]
-            return {name: value for name, value in available.items() if name in allowed}
-        return {name: available[name] for name in wants}
-
-    async def __call__(self, available: dict[str, Any]) -> Any:
-        """Call the hook with the arguments it declared, awaiting it if needed."""
-        result = self.function(**self.select(available))
-        if self.is_async or inspect.isawaitable(result):
-            return await result
-        return result
-
-
-def bind_hook(processor: Any, hook: str) -> BoundHook | None:
-    """A :class:`BoundHook` when ``processor`` implements ``hook``, else ``None``."""
-    if not callable(getattr(processor, hook, None)):
-        return None
-    return BoundHook(processor, hook)

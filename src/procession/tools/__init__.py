@@ -1,5 +1,14 @@
 """Tools the model may call: from typed functions or pydantic models."""
 
+from procession.tools._build import ToolDescriptionWarning
 from procession.tools._tool import Tool, ToolContext, ToolWriter, to_jsonable, tool, toolset
 
-__all__ = ["Tool", "ToolContext", "ToolWriter", "to_jsonable", "tool", "toolset"]
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolDescriptionWarning",
+    "ToolWriter",
+    "to_jsonable",
+    "tool",
+    "toolset",
+]

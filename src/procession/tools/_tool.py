@@ -5,10 +5,11 @@ Pydantic is imported only when a tool is built, so ``import procession`` stays f
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias, get_type_hints, overload
+from typing import TYPE_CHECKING, Any, TypeAlias, overload
 
 from procession.errors import ConfigurationError, ToolError
 
@@ -44,6 +45,8 @@ class ToolContext:
     request_context: RequestContext
     abort_signal: AbortSignal | None = None
     messages: list[Any] = field(default_factory=list)
+    run_id: str = ""
+    """The run's id; with ``tool_call_id`` a stable idempotency key for the call."""
 
 
 ToolFunction: TypeAlias = Callable[..., Any]
@@ -58,17 +61,21 @@ class Tool:
         description: What the tool does, for the model.
         input_schema: JSON schema of the arguments.
         function: The callable (sync or async) that runs the tool.
-        args_model: The pydantic model that validates arguments.
+        args_model: The pydantic model that validates arguments; ``None`` for a tool whose
+            arguments are checked elsewhere (an MCP server validates its own): the arguments
+            then stay the model's JSON object, a ``dict``.
         pass_model: Call ``function`` with the validated model instance (a tool built from a
-            pydantic model) instead of keyword arguments.
+            pydantic model), or the arguments ``dict`` when ``args_model`` is ``None``, as its
+            one positional argument instead of keyword arguments.
         context_parameter: Name of the parameter that receives the :class:`ToolContext`.
+        is_async: ``function`` is a coroutine function (its result is awaited).
     """
 
     name: str
     description: str
     input_schema: dict[str, Any]
     function: ToolFunction
-    args_model: type[BaseModel]
+    args_model: type[BaseModel] | None = None
     pass_model: bool = False
     context_parameter: str | None = None
     is_async: bool = False
@@ -88,6 +95,8 @@ class Tool:
 
         if not isinstance(args, dict):
             raise ToolError(f"tool {self.name!r}: arguments must be a JSON object, got {args!r}")
+        if self.args_model is None:
+            return args
         try:
             return self.args_model.model_validate(args)
         except ValidationError as error:
@@ -99,6 +108,8 @@ class Tool:
         if self.pass_model:
             call_args: tuple[Any, ...] = (validated,)
             kwargs: dict[str, Any] = {}
+        elif self.args_model is None:
+            call_args, kwargs = (), dict(validated)
         else:
             call_args = ()
             kwargs = {name: getattr(validated, name) for name in type(validated).model_fields}
@@ -119,77 +130,6 @@ def to_jsonable(value: Any) -> Any:
     return to_jsonable_python(value)
 
 
-def _build(function: ToolFunction, name: str | None, description: str | None) -> Tool:
-    from pydantic import BaseModel, create_model
-
-    from procession.tools._tool import ToolContext as _Ctx
-
-    tool_name = name or function.__name__
-    signature = inspect.signature(function)
-    hints = _parameter_hints(function, tool_name)
-    fields: dict[str, Any] = {}
-    context_parameter: str | None = None
-    model_parameter: type[BaseModel] | None = None
-    for parameter in signature.parameters.values():
-        annotation = hints.get(parameter.name, Any)
-        if annotation is _Ctx:
-            context_parameter = parameter.name
-            continue
-        if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-            raise ConfigurationError(f"tool {tool_name!r}: *args and **kwargs are not supported")
-        if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
-            model_parameter = annotation
-            continue
-        default = ... if parameter.default is parameter.empty else parameter.default
-        fields[parameter.name] = (annotation, default)
-    if model_parameter is not None:
-        if fields:
-            raise ConfigurationError(
-                f"tool {tool_name!r}: a tool taking a pydantic model takes no other arguments"
-            )
-        args_model = model_parameter
-    else:
-        args_model = create_model(f"{tool_name}_args", **fields)
-    doc = inspect.getdoc(function) or ""
-    schema = args_model.model_json_schema()
-    schema.pop("title", None)
-    return Tool(
-        name=tool_name,
-        description=description if description is not None else doc,
-        input_schema=schema,
-        function=function,
-        args_model=args_model,
-        pass_model=model_parameter is not None,
-        context_parameter=context_parameter,
-        is_async=inspect.iscoroutinefunction(function),
-    )
-
-
-def _parameter_hints(function: ToolFunction, tool_name: str) -> dict[str, Any]:
-    """Resolve parameter annotations; the return annotation is not needed, so a local class
-    named there (under ``from __future__ import annotations``) does no harm."""
-    try:
-        return get_type_hints(function)
-    except NameError:
-        pass
-    annotations = dict(getattr(function, "__annotations__", {}))
-    annotations.pop("return", None)
-    namespace = getattr(function, "__globals__", {})
-    hints: dict[str, Any] = {}
-    for name, annotation in annotations.items():
-        if not isinstance(annotation, str):
-            hints[name] = annotation
-            continue
-        try:
-            hints[name] = eval(annotation, namespace)
-        except NameError as error:
-            raise ConfigurationError(
-                f"tool {tool_name!r}: cannot resolve the annotation of {name!r} ({error}); "
-                "define the type at module level"
-            ) from None
-    return hints
-
-
 @overload
 def tool(function: ToolFunction, /) -> Tool: ...
 @overload
@@ -205,21 +145,31 @@ def tool(
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Make a tool from a typed function (sync or async).
 
-    Parameters become the argument schema (validated with pydantic); the docstring is the
-    description. A single parameter annotated with a pydantic model makes that model the
-    schema, and the function receives the validated instance. A parameter annotated
-    :class:`ToolContext` receives the tool's context (its ``writer``, the request context...).
+    Parameters become the argument schema (validated with pydantic). The docstring's prose
+    (summary and body) is the description, and the parameters it documents (Google, NumPy or
+    Sphinx style) describe the schema's properties; a description given in the annotation
+    (``Annotated[str, Field(description=...)]``) wins. A tool left without a description is
+    reported with a :class:`ToolDescriptionWarning` and a log line. A single parameter
+    annotated with a pydantic model makes that model the schema, and the function receives the
+    validated instance. A parameter annotated :class:`ToolContext` receives the tool's context
+    (its ``writer``, the request context...).
 
     Example::
 
         @tool
         async def lookup_user(id: int) -> dict[str, str]:
-            \"\"\"Look up a user by id.\"\"\"
+            \"\"\"Look up a user.
+
+            Args:
+                id: The user's numeric id.
+            \"\"\"
             return {"name": "Ada"}
     """
+    from procession.tools._build import build_tool
+
     if function is not None:
-        return _build(function, name, description)
-    return lambda f: _build(f, name, description)
+        return build_tool(function, name, description)
+    return lambda f: build_tool(f, name, description)
 
 
 Tools: TypeAlias = "Mapping[str, Tool | ToolFunction] | list[Tool | ToolFunction]"
@@ -236,29 +186,18 @@ def toolset(tools: object) -> dict[str, Tool]:
         items = [(None, t) for t in tools]
     else:
         raise ConfigurationError(f"tools: expected a list or a mapping, got {tools!r}")
+    from procession.tools._build import build_tool
+
     out: dict[str, Tool] = {}
     for key, value in items:
         if isinstance(value, Tool):
             built = value
         elif callable(value):
-            built = _build(value, key, None)
+            built = build_tool(value, key, None)
         else:
             raise ConfigurationError(f"tools: {value!r} is neither a Tool nor a function")
         name = key or built.name
         if name in out:
             raise ConfigurationError(f"tools: two tools are named {name!r}")
-        out[name] = built if built.name == name else _renamed(built, name)
+        out[name] = built if built.name == name else dataclasses.replace(built, name=name)
     return out
-
-
-def _renamed(built: Tool, name: str) -> Tool:
-    return Tool(
-        name=name,
-        description=built.description,
-        input_schema=built.input_schema,
-        function=built.function,
-        args_model=built.args_model,
-        pass_model=built.pass_model,
-        context_parameter=built.context_parameter,
-        is_async=built.is_async,
-    )

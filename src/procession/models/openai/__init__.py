@@ -1,13 +1,16 @@
 """OpenAI adapters: Chat Completions (OpenAI and any compatible server) and Responses.
 
 The ``openai`` package (the ``procession[openai]`` extra) is imported only when a model
-first makes its client. Router entries (see :mod:`procession.models.providers`):
+first makes its client. Router entries (see :mod:`procession.models.providers` and
+``docs/providers.md``):
 
 * ``"openai/<model>"`` -> :func:`chat_model_from_id` (``OPENAI_API_KEY``, optional
   ``OPENAI_BASE_URL``);
 * ``"openai-responses/<model>"`` -> :func:`responses_model_from_id` (the same variables);
-* ``"ollama/<model>"`` -> :func:`ollama_model_from_id` (``OLLAMA_BASE_URL``, default
-  ``http://localhost:11434/v1``; no key).
+* ``"openrouter/…"``, ``"groq/…"``, ``"mistral/…"``, ``"deepseek/…"``, ``"xai/…"``,
+  ``"together/…"``, ``"fireworks/…"`` and ``"ollama/…"`` -> :func:`compatible_model_from_id`
+  (:data:`COMPATIBLE_PROVIDERS`: each provider's key and base-URL variables);
+* ``"azure/<deployment>"`` and ``"azure-responses/<deployment>"`` -> Azure OpenAI.
 """
 
 from __future__ import annotations
@@ -16,18 +19,39 @@ import os
 
 from procession.errors import ConfigurationError
 from procession.models.openai.chat import OpenAIChatModel
+from procession.models.openai.compatible import (
+    AZURE_API_VERSION,
+    AZURE_RESPONSES_API_VERSION,
+    COMPATIBLE_PROVIDERS,
+    CompatibleProvider,
+    azure_model_from_id,
+    azure_responses_model_from_id,
+    compatible_model_from_id,
+)
+from procession.models.openai.dialect import COMPATIBLE, MISTRAL, OPENAI, ChatDialect
 from procession.models.openai.responses import OpenAIResponsesModel
 
 __all__ = [
+    "AZURE_API_VERSION",
+    "AZURE_RESPONSES_API_VERSION",
+    "COMPATIBLE",
+    "COMPATIBLE_PROVIDERS",
     "DEFAULT_OLLAMA_BASE_URL",
+    "MISTRAL",
+    "OPENAI",
+    "ChatDialect",
+    "CompatibleProvider",
     "OpenAIChatModel",
     "OpenAIResponsesModel",
+    "azure_model_from_id",
+    "azure_responses_model_from_id",
     "chat_model_from_id",
+    "compatible_model_from_id",
     "ollama_model_from_id",
     "responses_model_from_id",
 ]
 
-DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434/v1"
+DEFAULT_OLLAMA_BASE_URL = COMPATIBLE_PROVIDERS["ollama"].base_url
 
 
 def _openai_env() -> tuple[str, str | None]:
@@ -53,6 +77,6 @@ def responses_model_from_id(model_id: str) -> OpenAIResponsesModel:
 
 
 def ollama_model_from_id(model_id: str) -> OpenAIChatModel:
-    """The router's ``ollama/<model_id>``: Ollama's OpenAI-compatible endpoint."""
-    base_url = os.environ.get("OLLAMA_BASE_URL") or DEFAULT_OLLAMA_BASE_URL
-    return OpenAIChatModel(model_id, api_key="ollama", base_url=base_url, provider="ollama")
+    """The router's ``ollama/<model_id>``: Ollama's OpenAI-compatible endpoint (no key;
+    ``OLLAMA_BASE_URL``, default ``http://127.0.0.1:11434/v1``)."""
+    return compatible_model_from_id("ollama", model_id)

@@ -2,38 +2,48 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from procession.chunks import Chunk
+from procession.errors import ConfigurationError
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.models.openai.chat_request import chat_request_body
 from procession.models.openai.chat_stream import ChatStreamMapper
-from procession.models.openai.common import ClientOwner, start_call, stream_result
+from procession.models.openai.common import (
+    ClientFactory,
+    ClientOwner,
+    check_name,
+    post_stream,
+    start_call,
+    stream_result,
+)
+from procession.models.openai.dialect import COMPATIBLE, OPENAI, ChatDialect
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI, AsyncStream
-    from openai.types.chat import ChatCompletionChunk
+    from openai import AsyncOpenAI
 
 __all__ = ["OpenAIChatModel"]
-
-_BODY_PARAMS = ("model", "messages", "stream")
 
 
 class OpenAIChatModel:
     """A model served by ``POST /chat/completions`` (streamed, with usage).
 
     Args:
-        model_id: The model name the server knows, such as ``"gpt-5-mini"``.
+        model_id: The model name the server knows, such as ``"gpt-5-mini"`` (for Azure
+            OpenAI, the deployment name).
         api_key: The API key (the SDK falls back to ``OPENAI_API_KEY``).
-        base_url: The API root, such as ``"http://localhost:11434/v1"`` for a compatible
+        base_url: The API root, such as ``"http://127.0.0.1:11434/v1"`` for a compatible
             server (the SDK falls back to ``OPENAI_BASE_URL``).
         client: An ``openai.AsyncOpenAI`` to use instead of making one; it is not closed
-            by :meth:`aclose`. Give it ``max_retries=0`` to leave retries to
-            :mod:`procession.models.retry`.
+            by :meth:`aclose`. The model asks it for no retries of its own on each request:
+            retries belong to :mod:`procession.models.retry`.
         provider: The provider name reported by the model, also a key of
             ``provider_options`` it reads (besides ``"openai"``).
         headers: Headers sent with every request.
+        dialect: How the server differs from OpenAI's API (:class:`ChatDialect`); by
+            default OpenAI's own for ``provider="openai"``, else a plain compatible server.
+        client_factory: Makes the client on the first request instead (such as an
+            ``openai.AsyncAzureOpenAI``); :meth:`aclose` closes it.
 
     ``provider_options["openai"]`` keys (camelCase or snake_case, such as
     ``reasoningEffort``) are copied into the request body as they are.
@@ -51,16 +61,22 @@ class OpenAIChatModel:
         client: AsyncOpenAI | None = None,
         provider: str = "openai",
         headers: Mapping[str, str] | None = None,
+        dialect: ChatDialect | None = None,
+        client_factory: ClientFactory | None = None,
     ) -> None:
-        self.model_id = model_id
-        self.provider = provider
+        self.model_id = check_name("model_id", model_id)
+        self.provider = check_name("provider", provider)
+        if dialect is not None and not isinstance(dialect, ChatDialect):
+            raise ConfigurationError(f"dialect: expected a ChatDialect, got {dialect!r}")
         self._owner = ClientOwner(
-            api_key=api_key, base_url=base_url, client=client, headers=headers
+            api_key=api_key,
+            base_url=base_url,
+            client=client,
+            headers=headers,
+            client_factory=client_factory,
         )
         self._option_names = ("openai",) if provider == "openai" else ("openai", provider)
-        # OpenAI's own API wants max_completion_tokens (reasoning models refuse max_tokens);
-        # compatible servers mostly know only max_tokens.
-        self._max_tokens_key = "max_completion_tokens" if provider == "openai" else "max_tokens"
+        self.dialect = dialect or (OPENAI if provider == "openai" else COMPATIBLE)
 
     @property
     def client(self) -> AsyncOpenAI:
@@ -78,38 +94,16 @@ class OpenAIChatModel:
             self.model_id,
             options,
             option_names=self._option_names,
-            max_tokens_key=self._max_tokens_key,
+            dialect=self.dialect,
             warnings=warnings,
         )
-        extra = {key: value for key, value in body.items() if key not in _BODY_PARAMS}
-        headers = dict(options.settings.get("headers") or {})
-        completions = self.client.chat.completions
-        sdk_stream = cast(
-            "AsyncStream[ChatCompletionChunk]",
-            await start_call(
-                lambda: completions.create(
-                    model=self.model_id,
-                    messages=cast(Any, body["messages"]),
-                    stream=True,
-                    extra_body=extra,
-                    extra_headers=headers or None,
-                ),
-                options,
-                body,
-            ),
+        headers = options.settings.get("headers") or {}
+        client = self.client
+        sdk_stream = await start_call(
+            lambda: post_stream(client, "/chat/completions", body, headers), options, body
         )
-        chunks = _chunks(sdk_stream, ChatStreamMapper(self.provider))
-        return stream_result(sdk_stream, chunks, options, body, warnings)
+        mapper = ChatStreamMapper(self.provider, self.dialect.new_call_id)
+        return stream_result(sdk_stream, mapper, options, body, warnings)
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, provider={self.provider!r})"
-
-
-async def _chunks(
-    sdk_stream: AsyncStream[ChatCompletionChunk], mapper: ChatStreamMapper
-) -> AsyncIterator[Chunk]:
-    async for event in sdk_stream:
-        for chunk in mapper.feed(event):
-            yield chunk
-    for chunk in mapper.finish():
-        yield chunk

@@ -13,6 +13,7 @@ from procession.models.openai.common import (
     tool_output_text,
     warn_unsupported,
 )
+from procession.models.openai.dialect import ChatDialect
 
 __all__ = ["chat_messages", "chat_request_body"]
 
@@ -24,17 +25,18 @@ def chat_request_body(
     options: ModelCallOptions,
     *,
     option_names: tuple[str, ...],
-    max_tokens_key: str,
+    dialect: ChatDialect,
     warnings: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The JSON body of a streamed ``POST /chat/completions``."""
+    """The JSON body of a streamed ``POST /chat/completions`` in ``dialect``."""
     body: dict[str, Any] = {
         "model": model_id,
-        "messages": chat_messages(options.prompt),
+        "messages": chat_messages(options.prompt, option_names[-1]),  # the last is the provider
         "stream": True,
-        "stream_options": {"include_usage": True},
     }
-    _apply_settings(body, options, max_tokens_key, warnings)
+    if dialect.stream_usage:
+        body["stream_options"] = {"include_usage": True}
+    _apply_settings(body, options, dialect, warnings)
     if options.tools:
         body["tools"] = [
             {
@@ -47,7 +49,7 @@ def chat_request_body(
             }
             for tool in options.tools
         ]
-        body["tool_choice"] = _tool_choice(options.tool_choice)
+        body["tool_choice"] = _tool_choice(options.tool_choice, dialect)
     if options.response_format is not None:
         body["response_format"] = _response_format(options.response_format)
     body.update(provider_options(options, *option_names))
@@ -57,24 +59,27 @@ def chat_request_body(
 def _apply_settings(
     body: dict[str, Any],
     options: ModelCallOptions,
-    max_tokens_key: str,
+    dialect: ChatDialect,
     warnings: list[dict[str, Any]],
 ) -> None:
     settings = options.settings
-    for key in ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed"):
+    for key in ("temperature", "top_p", "presence_penalty", "frequency_penalty"):
         if key in settings:
             body[key] = settings[key]
+    if "seed" in settings:
+        body[dialect.seed_key] = settings["seed"]
     if "max_output_tokens" in settings:
-        body[max_tokens_key] = settings["max_output_tokens"]
+        body[dialect.max_tokens_key] = settings["max_output_tokens"]
     if "stop_sequences" in settings:
         body["stop"] = list(settings["stop_sequences"])
     warn_unsupported(warnings, settings, "top_k")
 
 
-def _tool_choice(choice: dict[str, Any]) -> Any:
-    if choice.get("type") == "tool":
+def _tool_choice(choice: dict[str, Any], dialect: ChatDialect) -> Any:
+    kind = choice.get("type", "auto")
+    if kind == "tool":
         return {"type": "function", "function": {"name": choice["toolName"]}}
-    return choice.get("type", "auto")
+    return dialect.required_tool_choice if kind == "required" else kind
 
 
 def _response_format(response_format: Any) -> dict[str, Any]:
@@ -93,8 +98,13 @@ def _response_format(response_format: Any) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": spec}
 
 
-def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
-    """A procession prompt as Chat Completions ``messages``."""
+def chat_messages(prompt: Prompt, provider: str = "openai") -> list[dict[str, Any]]:
+    """A procession prompt as Chat Completions ``messages``.
+
+    Reasoning parts are sent back only where ``provider`` asked for them: OpenRouter's
+    ``reasoning_details`` (kept in the part's ``providerOptions[provider]``) go back on the
+    assistant message, so the model continues from its own reasoning after a tool call.
+    """
     messages: list[dict[str, Any]] = []
     for message in prompt:
         role = message["role"]
@@ -103,7 +113,7 @@ def chat_messages(prompt: Prompt) -> list[dict[str, Any]]:
         elif role == "user":
             messages.append({"role": "user", "content": _user_content(message)})
         elif role == "assistant":
-            assistant = _assistant_message(message)
+            assistant = _assistant_message(message, provider)
             if assistant is not None:
                 messages.append(assistant)
         elif role == "tool":
@@ -145,9 +155,10 @@ def _user_part(part: dict[str, Any]) -> dict[str, Any]:
     return {"type": "file", "file": {"filename": filename, "file_data": file_url(data, media_type)}}
 
 
-def _assistant_message(message: PromptMessage) -> dict[str, Any] | None:
+def _assistant_message(message: PromptMessage, provider: str) -> dict[str, Any] | None:
     text: list[str] = []
     calls: list[dict[str, Any]] = []
+    details: list[Any] = []
     content = message["content"]
     if isinstance(content, str):
         return {"role": "assistant", "content": content}
@@ -155,6 +166,8 @@ def _assistant_message(message: PromptMessage) -> dict[str, Any] | None:
         kind = part.get("type")
         if kind == "text":
             text.append(part["text"])
+        elif kind == "reasoning":
+            details.extend(_reasoning_details(part, provider))
         elif kind == "tool-call" and not part.get("providerExecuted"):
             calls.append(
                 {
@@ -168,4 +181,12 @@ def _assistant_message(message: PromptMessage) -> dict[str, Any] | None:
     out: dict[str, Any] = {"role": "assistant", "content": "".join(text) if text else None}
     if calls:
         out["tool_calls"] = calls
+    if details:
+        out["reasoning_details"] = details
     return out
+
+
+def _reasoning_details(part: dict[str, Any], provider: str) -> list[Any]:
+    options = part.get("providerOptions") or part.get("providerMetadata") or {}
+    kept = (options.get(provider) or {}).get("reasoningDetails")
+    return list(kept) if isinstance(kept, list) else []

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
@@ -16,27 +16,36 @@ from procession.models.base import ModelCallOptions, StreamResult
 from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, AsyncStream
 
 __all__ = [
     "ChunkStream",
+    "ClientFactory",
     "ClientOwner",
+    "StreamMapper",
+    "check_name",
     "file_url",
+    "import_openai",
     "iso_timestamp",
     "parse_args",
+    "post_stream",
     "provider_options",
     "stream_result",
     "tool_output_text",
 ]
 
+ClientFactory = Callable[[], "AsyncOpenAI"]
+"""Makes the SDK client of a model on its first request (the model closes it)."""
+
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
 
 
 class ClientOwner:
-    """Holds the ``AsyncOpenAI`` client of a model: one passed in, or one it makes lazily.
+    """Holds the ``AsyncOpenAI`` client of a model: one passed in, or one it makes lazily
+    (with ``client_factory`` when given).
 
-    The client is made with ``max_retries=0``: retries belong to
-    :mod:`procession.models.retry`, which sees every provider the same way.
+    The client is made with ``max_retries=0``, and every request also asks for no SDK retry:
+    retries belong to :mod:`procession.models.retry`, which sees every provider the same way.
     """
 
     def __init__(
@@ -46,31 +55,33 @@ class ClientOwner:
         base_url: str | None,
         client: AsyncOpenAI | None,
         headers: Mapping[str, str] | None,
+        client_factory: ClientFactory | None = None,
     ) -> None:
+        if client is not None and client_factory is not None:
+            raise ConfigurationError("give either client or client_factory, not both")
         self._api_key = api_key
         self._base_url = base_url
         self._headers = dict(headers or {})
         self._client = client
+        self._factory = client_factory
         self._owns_client = client is None
 
     @property
     def client(self) -> AsyncOpenAI:
         """The SDK client (made on first use)."""
         if self._client is None:
-            try:
-                import openai
-            except ImportError as exc:  # pragma: no cover - depends on the environment
-                raise ConfigurationError(
-                    "the OpenAI adapters need the 'openai' package: "
-                    "pip install 'procession[openai]'"
-                ) from exc
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key,
-                base_url=self._base_url,
-                default_headers=self._headers or None,
-                max_retries=0,
-            )
+            self._client = self._factory() if self._factory is not None else self._make()
         return self._client
+
+    def _make(self) -> AsyncOpenAI:
+        openai = import_openai()
+        client: AsyncOpenAI = openai.AsyncOpenAI(
+            api_key=self._api_key,
+            base_url=self._base_url,
+            default_headers=self._headers or None,
+            max_retries=0,
+        )
+        return client
 
     async def aclose(self) -> None:
         """Close the HTTP client if this model made it."""
@@ -79,40 +90,83 @@ class ClientOwner:
             self._client = None
 
 
+class StreamMapper(Protocol):
+    """Turns a stream's events (dicts) into chunks; one instance per call."""
+
+    def feed(self, data: Any) -> list[Chunk]:
+        """The chunks of one event."""
+        ...
+
+    def finish(self) -> list[Chunk]:
+        """The closing chunks once the stream has ended."""
+        ...
+
+
 class ChunkStream:
-    """The ``StreamResult.stream`` of the adapters: an async iterator of chunks that
+    """The ``StreamResult.stream`` of the adapters: the chunks ``mapper`` makes of the SDK
+    stream's events, then its closing chunks. It
 
     * maps SDK exceptions raised while reading to :class:`APICallError`;
     * closes the HTTP response on :meth:`aclose`, on the end of the stream, on an error and
       when ``abort_signal`` fires (the read in progress is interrupted at once).
+
+    It is a plain class (no generator in between): per event it awaits the SDK stream's own
+    ``__anext__`` once and hands out the mapped chunks from a buffer.
     """
+
+    __slots__ = (
+        "_close",
+        "_closed",
+        "_feed",
+        "_mapper",
+        "_next",
+        "_pending",
+        "_request_body",
+        "_signal",
+    )
 
     def __init__(
         self,
-        chunks: AsyncIterator[Chunk],
+        events: Any,
+        mapper: StreamMapper,
         close: Callable[[], Awaitable[None]],
         *,
         abort_signal: AbortSignal | None,
         request_body: object,
     ) -> None:
-        self._chunks = chunks
+        self._next: Callable[[], Awaitable[Any]] = events.__anext__
+        self._mapper = mapper
+        self._feed = mapper.feed
         self._close = close
         self._signal = abort_signal
         self._request_body = request_body
+        self._pending: list[Chunk] = []  # reversed: the next chunk is last
         self._closed = False
 
     def __aiter__(self) -> ChunkStream:
         return self
 
     async def __anext__(self) -> Chunk:
+        pending = self._pending
+        if pending:
+            return pending.pop()
         if self._closed:
             raise StopAsyncIteration
         try:
-            with cancel_on_abort(self._signal):
-                return await self._chunks.__anext__()
+            while True:
+                if self._signal is None:
+                    event = await self._next()
+                else:
+                    with cancel_on_abort(self._signal):
+                        event = await self._next()
+                chunks = self._feed(event)
+                if chunks:
+                    break
         except StopAsyncIteration:
+            chunks = self._mapper.finish()
             await self.aclose()
-            raise
+            if not chunks:
+                raise
         except APICallError:
             await self.aclose()
             raise
@@ -122,18 +176,69 @@ class ChunkStream:
             if mapped is None:
                 raise
             raise mapped from exc
+        if len(chunks) > 1:
+            chunks.reverse()
+            self._pending = chunks
+            return chunks.pop()
+        return chunks[0]
 
     async def aclose(self) -> None:
         """Stop the stream and close the HTTP response (idempotent)."""
         if self._closed:
             return
         self._closed = True
-        try:
-            await self._close()
-        finally:
-            aclose = getattr(self._chunks, "aclose", None)
-            if aclose is not None:
-                await aclose()
+        self._pending = []
+        await self._close()
+
+
+def check_name(argument: str, value: object) -> str:
+    """``value`` if it is a non-empty string, else a :class:`ConfigurationError` naming
+    ``argument``."""
+    if not isinstance(value, str) or not value:
+        raise ConfigurationError(f"{argument}: expected a non-empty string, got {value!r}")
+    return value
+
+
+def import_openai() -> Any:
+    """The ``openai`` module, or a :class:`ConfigurationError` saying how to install it."""
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ConfigurationError(
+            "the OpenAI adapters need the 'openai' package: pip install 'procession[openai]'"
+        ) from exc
+    return openai
+
+
+_STREAM_CLS: Any = None
+"""``openai.AsyncStream[object]``, made once."""
+
+
+def post_stream(
+    client: AsyncOpenAI, path: str, body: dict[str, Any], headers: Mapping[str, str]
+) -> Awaitable[Any]:
+    """``POST path`` through the SDK client, streamed, each event read as a plain dict.
+
+    The SDK still does everything a request needs (its base URL, auth headers, Azure
+    deployment routes, SSE decoding, ``APIStatusError`` for a refused request and
+    ``APIError`` for an error event); only the per-event conversion to typed models is left
+    out, because the mappers read dicts anyway (and dicts keep every vendor field).
+    """
+    global _STREAM_CLS
+    if _STREAM_CLS is None:
+        _STREAM_CLS = import_openai().AsyncStream[object]
+    stream_cls: type[AsyncStream[object]] = _STREAM_CLS
+    options: dict[str, Any] = {"max_retries": 0}
+    if headers:
+        options["headers"] = dict(headers)
+    return client.post(
+        path,
+        body=body,
+        cast_to=object,
+        stream=True,
+        stream_cls=stream_cls,
+        options=cast(Any, options),
+    )
 
 
 def map_sdk_error(exc: BaseException, request_body: object) -> APICallError | None:
@@ -212,14 +317,14 @@ def warn_unsupported(
 
 def stream_result(
     sdk_stream: Any,
-    chunks: AsyncIterator[Chunk],
+    mapper: StreamMapper,
     options: ModelCallOptions,
     body: dict[str, Any],
     warnings: list[dict[str, Any]],
 ) -> StreamResult:
     """The :class:`StreamResult` of a started SDK stream, read through :class:`ChunkStream`."""
     stream = ChunkStream(
-        chunks, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
+        sdk_stream, mapper, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
     )
     return StreamResult(
         stream=stream,

@@ -14,9 +14,17 @@ from procession.models.openai.common import (
     warn_unsupported,
 )
 
-__all__ = ["responses_input", "responses_request_body"]
+__all__ = [
+    "ENCRYPTED_REASONING",
+    "is_reasoning_model",
+    "responses_input",
+    "responses_request_body",
+]
 
 _REASONING_KEYS = {"reasoning_effort": "effort", "reasoning_summary": "summary"}
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex")
+ENCRYPTED_REASONING = "reasoning.encrypted_content"
+"""The ``include`` value that asks for reasoning items' encrypted content."""
 
 
 def responses_request_body(
@@ -28,9 +36,11 @@ def responses_request_body(
     ``reasoning_effort``/``reasoning_summary`` (into ``reasoning``) and ``tools``, whose
     entries (built-in tools such as ``{"type": "web_search"}``) join the function tools.
     """
+    raw = provider_options(options, "openai")
+    store = raw.get("store")
     body: dict[str, Any] = {
         "model": model_id,
-        "input": responses_input(options.prompt),
+        "input": responses_input(options.prompt, store=store is not False, warnings=warnings),
         "stream": True,
     }
     settings = options.settings
@@ -46,7 +56,6 @@ def responses_request_body(
         "stop_sequences",
         "seed",
     )
-    raw = provider_options(options, "openai")
     tools = [_function_tool(tool) for tool in options.tools] + list(raw.pop("tools", []))
     if tools:
         body["tools"] = tools
@@ -56,8 +65,22 @@ def responses_request_body(
     for key, field in _REASONING_KEYS.items():
         if key in raw:
             body.setdefault("reasoning", {})[field] = raw.pop(key)
+    if store is False and is_reasoning_model(model_id):
+        include = list(raw.pop("include", None) or [])
+        if ENCRYPTED_REASONING not in include:
+            include.append(ENCRYPTED_REASONING)
+        body["include"] = include
     body.update(raw)
     return body
+
+
+def is_reasoning_model(model_id: str) -> bool:
+    """Whether ``model_id`` names one of OpenAI's reasoning models (o-series, gpt-5 but not
+    its chat variants, codex), which return encrypted reasoning when asked."""
+    name = model_id.rsplit("/", 1)[-1].lower()
+    if name.startswith("gpt-5") and "chat" in name:
+        return False
+    return name.startswith(_REASONING_PREFIXES)
 
 
 def _function_tool(tool: Any) -> dict[str, Any]:
@@ -93,9 +116,19 @@ def _text_format(response_format: Any) -> dict[str, Any]:
     return out
 
 
-def responses_input(prompt: Prompt) -> list[dict[str, Any]]:
-    """A procession prompt as Responses ``input`` items."""
+def responses_input(
+    prompt: Prompt, *, store: bool = True, warnings: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """A procession prompt as Responses ``input`` items.
+
+    Reasoning parts that came from this API (their ``providerOptions.openai.itemId``) go back
+    as ``reasoning`` items, their summary parts joined into one item per id, with the
+    encrypted content when known. With ``store=False`` the server keeps nothing, so a
+    reasoning item without encrypted content cannot be resolved and is left out (with a
+    warning); other reasoning parts (from other providers) are left out too.
+    """
     items: list[dict[str, Any]] = []
+    reasoning = _Reasoning(prompt, store, warnings if warnings is not None else [])
     for message in prompt:
         role = message["role"]
         content = message["content"]
@@ -105,7 +138,7 @@ def responses_input(prompt: Prompt) -> list[dict[str, Any]]:
             parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
             items.append({"role": "user", "content": [_user_part(p) for p in parts]})
         elif role == "assistant":
-            items.extend(_assistant_items(content))
+            items.extend(_assistant_items(content, reasoning))
         elif role == "tool":
             items.extend(
                 {
@@ -131,23 +164,83 @@ def _user_part(part: dict[str, Any]) -> dict[str, Any]:
     return {"type": "input_file", "file_url": url}
 
 
-def _assistant_items(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _assistant_items(
+    content: str | list[dict[str, Any]], reasoning: _Reasoning
+) -> list[dict[str, Any]]:
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     items: list[dict[str, Any]] = []
     for part in content:
         kind = part.get("type")
-        if kind == "text":
+        if kind == "reasoning":
+            item = reasoning.item(part)
+            if item is not None:
+                items.append(item)
+        elif kind == "text":
             items.append(
                 {"role": "assistant", "content": [{"type": "output_text", "text": part["text"]}]}
             )
         elif kind == "tool-call" and not part.get("providerExecuted"):
-            items.append(
+            call = {
+                "type": "function_call",
+                "call_id": part["toolCallId"],
+                "name": part["toolName"],
+                "arguments": json.dumps(part["input"]),
+            }
+            item_id = _openai_meta(part).get("itemId")
+            if isinstance(item_id, str) and item_id:
+                call["id"] = item_id  # the output item it was, for the reasoning before it
+            items.append(call)
+    return items
+
+
+def _openai_meta(part: dict[str, Any]) -> dict[str, Any]:
+    options = part.get("providerOptions") or part.get("providerMetadata") or {}
+    meta = options.get("openai")
+    return meta if isinstance(meta, dict) else {}
+
+
+class _Reasoning:
+    """Turns reasoning parts into ``reasoning`` input items, one per item id."""
+
+    def __init__(self, prompt: Prompt, store: bool, warnings: list[dict[str, Any]]) -> None:
+        self._store = store
+        self._warnings = warnings
+        self._sent: dict[str, dict[str, Any]] = {}
+        # An item's encrypted content rides on its last summary part: find it first.
+        self._encrypted: dict[str, str] = {}
+        for message in prompt:
+            if message["role"] == "assistant" and isinstance(message["content"], list):
+                for part in message["content"]:
+                    meta = _openai_meta(part) if part.get("type") == "reasoning" else {}
+                    if meta.get("itemId") and meta.get("reasoningEncryptedContent"):
+                        self._encrypted[meta["itemId"]] = meta["reasoningEncryptedContent"]
+
+    def item(self, part: dict[str, Any]) -> dict[str, Any] | None:
+        """The item of ``part``, or ``None`` when it joined an item already sent (a later
+        summary part of the same item) or cannot be sent."""
+        item_id = _openai_meta(part).get("itemId")
+        if not isinstance(item_id, str) or not item_id:
+            return None
+        text = part.get("text") or ""
+        summary = [{"type": "summary_text", "text": text}] if text else []
+        known = self._sent.get(item_id)
+        if known is not None:
+            known["summary"].extend(summary)
+            return None
+        encrypted = self._encrypted.get(item_id)
+        if not self._store and not encrypted:
+            self._warnings.append(
                 {
-                    "type": "function_call",
-                    "call_id": part["toolCallId"],
-                    "name": part["toolName"],
-                    "arguments": json.dumps(part["input"]),
+                    "type": "other",
+                    "message": f"reasoning item {item_id} has no encrypted content and store "
+                    "is false: it was left out (add 'reasoning.encrypted_content' to include)",
                 }
             )
-    return items
+            self._sent[item_id] = {"summary": []}  # warn once per item
+            return None
+        item: dict[str, Any] = {"type": "reasoning", "id": item_id, "summary": summary}
+        if encrypted:
+            item["encrypted_content"] = encrypted
+        self._sent[item_id] = item
+        return item

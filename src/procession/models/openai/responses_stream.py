@@ -1,13 +1,21 @@
-"""Responses API stream events to procession chunks (Mastra payloads).
+"""Responses API stream events (plain dicts) to procession chunks (Mastra payloads).
 
-Events are read as plain dicts (the SDK's ``to_dict``), so event types this code does not
-know pass by without effect. Built-in tools the provider runs itself (``web_search_call``
-and friends) become a ``tool-call`` and a ``tool-result`` chunk with ``providerExecuted``.
+Event types this code does not know pass by without effect. Built-in tools the provider runs
+itself (``web_search_call`` and friends) become a ``tool-call`` and a ``tool-result`` chunk
+with ``providerExecuted``. Refusals (``response.refusal.delta``) stream as the message's text,
+and the finish chunk's provider metadata carries the refusal.
+
+Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``). Each
+part's ``reasoning-start``/``reasoning-end`` carries ``providerMetadata[provider]`` with the
+item's ``itemId``; the item's last part ends when the item is done, with its
+``reasoningEncryptedContent`` (asked for with ``include: ["reasoning.encrypted_content"]``),
+so the next request can send the reasoning back (``responses_input``). A reasoning item
+without summary still gives an empty part, to carry them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
@@ -29,26 +37,29 @@ BUILTIN_TOOL_ITEMS = {
 _INCOMPLETE_REASONS = {"max_output_tokens": "length", "content_filter": "content-filter"}
 
 Event = dict[str, Any]
+Out = list[Chunk]
 
 
 class ResponsesStreamMapper:
-    """Turns Responses stream events (as dicts) into chunks; one instance per call."""
+    """Turns Responses stream events (dicts) into chunks; one instance per call."""
 
     def __init__(self, provider: str) -> None:
         self._provider = provider
         self._calls: dict[str, tuple[str, str]] = {}  # item id -> (call id, tool name)
-        self._open_reasoning: set[str] = set()
+        self._reasoning: dict[str, str] = {}  # item id -> its open part id
         self._saw_function_call = False
         self._finished = False
-        self._handlers: dict[str, Callable[[Event], Iterator[Chunk]]] = {
+        self._refusal: list[str] = []
+        self._handlers: dict[str, Callable[[Event, Out], None]] = {
             "response.created": self._created,
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
             "response.output_text.delta": self._text_delta,
+            "response.refusal.delta": self._refusal_delta,
             "response.output_text.annotation.added": self._annotation,
-            "response.reasoning_summary_part.added": self._reasoning_start,
+            "response.reasoning_summary_part.added": self._summary_part,
             "response.reasoning_summary_text.delta": self._reasoning_delta,
-            "response.reasoning_summary_part.done": self._reasoning_end,
+            "response.reasoning_text.delta": self._reasoning_delta,
             "response.function_call_arguments.delta": self._args_delta,
             "response.completed": self._completed,
             "response.incomplete": self._completed,
@@ -56,115 +67,159 @@ class ResponsesStreamMapper:
             "error": self._error,
         }
 
-    def feed(self, event: Event) -> Iterator[Chunk]:
+    def feed(self, event: Event) -> Out:
         """The chunks one event yields; raises :class:`APICallError` for error events."""
+        out: Out = []
         handler = self._handlers.get(event.get("type", ""))
-        return handler(event) if handler is not None else iter(())
+        if handler is not None:
+            handler(event, out)
+        elif "type" not in event and isinstance(event.get("data"), dict):
+            return self.feed(event["data"])  # older SDKs wrap some events: {"event", "data"}
+        return out
 
-    def finish(self) -> Iterator[Chunk]:
+    def finish(self) -> Out:
         """A ``finish`` chunk with reason ``unknown`` if the stream ended without one."""
+        out: Out = []
         if not self._finished:
-            self._finished = True
-            yield from self._completed({})
+            self._completed({}, out)
+        return out
 
-    def _created(self, event: Event) -> Iterator[Chunk]:
+    def _created(self, event: Event, out: Out) -> None:
         response = event.get("response") or {}
-        yield Chunk(
-            "response-metadata",
-            {
-                "id": response.get("id"),
-                "modelId": response.get("model"),
-                "timestamp": iso_timestamp(response.get("created_at")),
-            },
-        )
-
-    def _item_added(self, event: Event) -> Iterator[Chunk]:
-        item = event.get("item") or {}
-        kind = item.get("type")
-        if kind == "message":
-            yield Chunk("text-start", {"id": item["id"]})
-        elif kind == "function_call":
-            self._calls[item["id"]] = (item["call_id"], item["name"])
-            yield Chunk(
-                "tool-call-input-streaming-start",
-                {"toolCallId": item["call_id"], "toolName": item["name"]},
-            )
-
-    def _item_done(self, event: Event) -> Iterator[Chunk]:
-        item = event.get("item") or {}
-        kind = item.get("type")
-        if kind == "message":
-            yield Chunk("text-end", {"id": item["id"]})
-        elif kind == "function_call":
-            self._saw_function_call = True
-            yield Chunk("tool-call-input-streaming-end", {"toolCallId": item["call_id"]})
-            yield Chunk(
-                "tool-call",
+        out.append(
+            Chunk(
+                "response-metadata",
                 {
-                    "toolCallId": item["call_id"],
-                    "toolName": item["name"],
-                    "args": parse_args(item.get("arguments") or ""),
+                    "id": response.get("id"),
+                    "modelId": response.get("model"),
+                    "timestamp": iso_timestamp(response.get("created_at")),
                 },
             )
+        )
+
+    def _item_added(self, event: Event, out: Out) -> None:
+        item = event.get("item") or {}
+        kind = item.get("type")
+        item_id = item.get("id") or ""
+        if kind == "message":
+            out.append(Chunk("text-start", {"id": item_id}))
+        elif kind == "function_call":
+            call = (item.get("call_id") or item_id, item.get("name") or "")
+            self._calls[item_id] = call
+            out.append(
+                Chunk(
+                    "tool-call-input-streaming-start", {"toolCallId": call[0], "toolName": call[1]}
+                )
+            )
         elif kind == "reasoning":
-            for part_id in sorted(
-                p for p in self._open_reasoning if p.startswith(f"{item['id']}:")
-            ):
-                yield from self._close_reasoning(part_id)
+            self._open_reasoning(item_id, 0, out)
+
+    def _item_done(self, event: Event, out: Out) -> None:
+        item = event.get("item") or {}
+        kind = item.get("type")
+        item_id = item.get("id") or ""
+        if kind == "message":
+            out.append(Chunk("text-end", {"id": item_id}))
+        elif kind == "function_call":
+            self._saw_function_call = True
+            call_id = item.get("call_id") or item_id
+            out.append(Chunk("tool-call-input-streaming-end", {"toolCallId": call_id}))
+            out.append(
+                Chunk(
+                    "tool-call",
+                    {
+                        "toolCallId": call_id,
+                        "toolName": item.get("name") or "",
+                        "args": parse_args(item.get("arguments") or ""),
+                        "providerMetadata": {self._provider: {"itemId": item_id}},
+                    },
+                )
+            )
+        elif kind == "reasoning":
+            if item_id not in self._reasoning:
+                self._open_reasoning(item_id, 0, out)
+            self._close_reasoning(item_id, out, item.get("encrypted_content"))
         elif kind in BUILTIN_TOOL_ITEMS:
-            yield from _provider_tool(item, BUILTIN_TOOL_ITEMS[kind])
+            _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], out)
 
-    def _text_delta(self, event: Event) -> Iterator[Chunk]:
-        yield Chunk("text-delta", {"id": event["item_id"], "text": event.get("delta", "")})
+    def _text_delta(self, event: Event, out: Out) -> None:
+        out.append(
+            Chunk("text-delta", {"id": event.get("item_id"), "text": event.get("delta", "")})
+        )
 
-    def _annotation(self, event: Event) -> Iterator[Chunk]:
+    def _refusal_delta(self, event: Event, out: Out) -> None:
+        delta = event.get("delta") or ""
+        self._refusal.append(delta)
+        out.append(Chunk("text-delta", {"id": event.get("item_id"), "text": delta}))
+
+    def _annotation(self, event: Event, out: Out) -> None:
         annotation = event.get("annotation") or {}
         if annotation.get("type") == "url_citation":
             index = event.get("annotation_index", 0)
-            yield Chunk(
-                "source",
-                {
-                    "id": f"{event.get('item_id')}:{index}",
-                    "sourceType": "url",
-                    "url": annotation.get("url"),
-                    "title": annotation.get("title"),
-                },
+            out.append(
+                Chunk(
+                    "source",
+                    {
+                        "id": f"{event.get('item_id')}:{index}",
+                        "sourceType": "url",
+                        "url": annotation.get("url"),
+                        "title": annotation.get("title"),
+                    },
+                )
             )
 
-    def _reasoning_start(self, event: Event) -> Iterator[Chunk]:
-        part_id = _reasoning_id(event)
-        if part_id not in self._open_reasoning:
-            self._open_reasoning.add(part_id)
-            yield Chunk("reasoning-start", {"id": part_id})
+    def _summary_part(self, event: Event, out: Out) -> None:
+        item_id = event.get("item_id") or ""
+        part_id = f"{item_id}:{event.get('summary_index', 0)}"
+        if self._reasoning.get(item_id) != part_id:
+            self._close_reasoning(item_id, out, None)
+            self._open_reasoning(item_id, event.get("summary_index", 0), out)
 
-    def _reasoning_delta(self, event: Event) -> Iterator[Chunk]:
-        yield from self._reasoning_start(event)
-        yield Chunk("reasoning-delta", {"id": _reasoning_id(event), "text": event.get("delta", "")})
+    def _reasoning_delta(self, event: Event, out: Out) -> None:
+        item_id = event.get("item_id") or ""
+        if item_id not in self._reasoning:
+            self._open_reasoning(item_id, event.get("summary_index", 0), out)
+        out.append(
+            Chunk(
+                "reasoning-delta", {"id": self._reasoning[item_id], "text": event.get("delta", "")}
+            )
+        )
 
-    def _reasoning_end(self, event: Event) -> Iterator[Chunk]:
-        return self._close_reasoning(_reasoning_id(event))
+    def _open_reasoning(self, item_id: str, index: int, out: Out) -> None:
+        part_id = f"{item_id}:{index}"
+        self._reasoning[item_id] = part_id
+        metadata = {self._provider: {"itemId": item_id}}
+        out.append(Chunk("reasoning-start", {"id": part_id, "providerMetadata": metadata}))
 
-    def _close_reasoning(self, part_id: str) -> Iterator[Chunk]:
-        if part_id in self._open_reasoning:
-            self._open_reasoning.discard(part_id)
-            yield Chunk("reasoning-end", {"id": part_id})
+    def _close_reasoning(self, item_id: str, out: Out, encrypted: object) -> None:
+        part_id = self._reasoning.pop(item_id, None)
+        if part_id is None:
+            return
+        values: dict[str, Any] = {"itemId": item_id}
+        if isinstance(encrypted, str) and encrypted:
+            values["reasoningEncryptedContent"] = encrypted
+        out.append(
+            Chunk("reasoning-end", {"id": part_id, "providerMetadata": {self._provider: values}})
+        )
 
-    def _args_delta(self, event: Event) -> Iterator[Chunk]:
+    def _args_delta(self, event: Event, out: Out) -> None:
         call = self._calls.get(event.get("item_id", ""))
         if call is not None:
-            yield Chunk(
-                "tool-call-delta",
-                {
-                    "toolCallId": call[0],
-                    "toolName": call[1],
-                    "argsTextDelta": event.get("delta", ""),
-                },
+            out.append(
+                Chunk(
+                    "tool-call-delta",
+                    {
+                        "toolCallId": call[0],
+                        "toolName": call[1],
+                        "argsTextDelta": event.get("delta", ""),
+                    },
+                )
             )
 
-    def _completed(self, event: Event) -> Iterator[Chunk]:
+    def _completed(self, event: Event, out: Out) -> None:
         self._finished = True
-        for part_id in sorted(self._open_reasoning):
-            yield from self._close_reasoning(part_id)
+        for item_id in list(self._reasoning):
+            self._close_reasoning(item_id, out, None)
         response = event.get("response") or {}
         incomplete = (response.get("incomplete_details") or {}).get("reason")
         if incomplete is not None:
@@ -173,32 +228,35 @@ class ResponsesStreamMapper:
             reason = "unknown"
         else:
             reason = "tool-calls" if self._saw_function_call else "stop"
-        yield finish_chunk(
-            reason,
-            _usage(response.get("usage")),
-            provider_metadata={self._provider: {"responseId": response["id"]}}
-            if response
-            else None,
-            raw_reason=incomplete or response.get("status"),
+        out.append(
+            finish_chunk(
+                reason,
+                _usage(response.get("usage")),
+                provider_metadata=self._provider_metadata(response),
+                raw_reason=incomplete or response.get("status"),
+            )
         )
 
-    def _failed(self, event: Event) -> Iterator[Chunk]:
+    def _provider_metadata(self, response: Event) -> dict[str, Any] | None:
+        values: dict[str, Any] = {}
+        if response.get("id"):
+            values["responseId"] = response["id"]
+        if self._refusal:
+            values["refusal"] = "".join(self._refusal)
+        return {self._provider: values} if values else None
+
+    def _failed(self, event: Event, out: Out) -> None:
         error = (event.get("response") or {}).get("error") or {}
         raise stream_error(error.get("message") or "the response failed", error)
 
-    def _error(self, event: Event) -> Iterator[Chunk]:
-        body = {key: event.get(key) for key in ("code", "message", "param")}
-        raise stream_error(event.get("message") or "error event in the stream", body)
+    def _error(self, event: Event, out: Out) -> None:
+        raise stream_error(None, event)
 
 
-def _reasoning_id(event: Event) -> str:
-    return f"{event.get('item_id')}:{event.get('summary_index', 0)}"
-
-
-def _provider_tool(item: dict[str, Any], tool_name: str) -> Iterator[Chunk]:
-    call = {"toolCallId": item["id"], "toolName": tool_name, "providerExecuted": True}
-    yield Chunk("tool-call", {**call, "args": {}})
-    yield Chunk("tool-result", {**call, "result": item})
+def _provider_tool(item: dict[str, Any], tool_name: str, out: Out) -> None:
+    call = {"toolCallId": item.get("id"), "toolName": tool_name, "providerExecuted": True}
+    out.append(Chunk("tool-call", {**call, "args": {}}))
+    out.append(Chunk("tool-result", {**call, "result": item}))
 
 
 def _usage(usage: dict[str, Any] | None) -> Usage:

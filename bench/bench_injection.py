@@ -1,0 +1,178 @@
+"""The offline judged-family detectors: accuracy and cost.
+
+    .venv/bin/python bench/bench_injection.py [--corpus PATH] [--rounds N]
+
+Prints, for ``PromptInjectionDetector`` (offline rules):
+
+* precision and recall on ``tests/data/prompt_injection.jsonl``, overall and by split
+  (``main`` written with the rules, ``holdout`` written after), language and channel;
+* the cost per message on that set.
+
+And, for every offline detector of the family, on the false-positive corpus (by default
+``tests/data/ordinary_numbers.jsonl``, ordinary sentences with numbers in several languages;
+``--corpus`` for another JSONL file with a ``text`` field; without one, the benign half of the
+injection set): the false-positive rate by category, and the cost per 5-character chunk — the
+moderation lexicon through its real ``process_output_stream`` path, the injection rules
+scanning each message once (their hooks work on whole messages), reported both per message
+and per 5-character chunk of the same text. Medians of CPU time over ``--rounds`` rounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchlib import median
+from procession import Chunk, ModerationProcessor, PromptInjectionDetector
+from procession.processors.builtin.language import identify_language
+
+ROOT = Path(__file__).resolve().parent.parent
+INJECTION_SET = ROOT / "tests" / "data" / "prompt_injection.jsonl"
+FP_CORPUS = ROOT / "tests" / "data" / "ordinary_numbers.jsonl"
+CHUNK = 5
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def accuracy(rows: list[dict[str, Any]], detector: PromptInjectionDetector) -> None:
+    groups: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        flagged = detector.detect_offline(row["text"], row["channel"]).flagged
+        outcome = (
+            ("tp" if flagged else "fn") if row["label"] == "attack" else ("fp" if flagged else "tn")
+        )
+        for key in ("all", f"split={row.get('split', 'main')}", f"lang={row['lang']}",
+                    f"channel={row['channel']}"):  # fmt: skip
+            groups[key][outcome] += 1
+    print(f"prompt injection, offline rules, {len(rows)} labelled examples")
+    print(f"  {'group':<16} {'n':>4} {'precision':>9} {'recall':>7}  tp fp fn tn")
+    for key, c in groups.items():
+        precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else float("nan")
+        recall = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else float("nan")
+        n = sum(c.values())
+        print(f"  {key:<16} {n:>4} {precision:>9.3f} {recall:>7.3f}  "
+              f"{c['tp']} {c['fp']} {c['fn']} {c['tn']}")  # fmt: skip
+
+
+def timed(rounds: int, work: Callable[[], int]) -> tuple[float, int]:
+    """Median CPU seconds of ``work()`` over ``rounds``, and the count it reports.
+
+    CPU time (``time.process_time``), not wall time: on a shared machine the wall clock
+    also counts the time spent waiting for a core. The wall-clock median is printed too.
+    """
+    cpu, wall, count = [], [], 0
+    for _ in range(rounds):
+        start, start_wall = time.process_time(), time.perf_counter()
+        count = work()
+        cpu.append(time.process_time() - start)
+        wall.append(time.perf_counter() - start_wall)
+    print(f"    (wall-clock median {median(wall) / max(count, 1) * 1e6:.2f} us per unit below)")
+    return median(cpu), count
+
+
+def injection_costs(texts: list[str], rounds: int, label: str) -> None:
+    detector = PromptInjectionDetector()
+
+    def scan_all() -> int:
+        for text in texts:
+            detector.detect_offline(text, "input")
+        return len(texts)
+
+    seconds, n = timed(rounds, scan_all)
+    chunks = sum(-(-len(t) // CHUNK) for t in texts)
+    per_chunk = seconds / chunks * 1e6
+    print(f"  injection rules on {label}: {seconds / n * 1e6:.1f} us per message, "
+          f"{per_chunk:.2f} us per {CHUNK}-character chunk of the same text")  # fmt: skip
+
+
+def moderation_costs(texts: list[str], rounds: int) -> None:
+    moderation = ModerationProcessor()
+    parts = [[Chunk("text-delta", {"id": "t", "text": t[i : i + CHUNK]})
+              for i in range(0, len(t), CHUNK)] for t in texts]  # fmt: skip
+
+    def abort(*_: Any, **__: Any) -> None:
+        raise AssertionError("an ordinary sentence was blocked")
+
+    def stream_all() -> int:
+        hook = moderation.process_output_stream
+        count = 0
+        for chunks in parts:
+            state: dict[str, Any] = {}
+            for part in chunks:
+                hook(part=part, state=state, abort=abort)
+            count += len(chunks)
+        return count
+
+    seconds, n = timed(rounds, stream_all)
+    print(f"  moderation lexicon, stream hook: {seconds / n * 1e6:.2f} us per {CHUNK}-character "
+          f"chunk ({n} chunks)")  # fmt: skip
+
+
+def false_positives(rows: list[dict[str, Any]]) -> None:
+    detector, moderation = PromptInjectionDetector(), ModerationProcessor()
+    by_category: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        category = str(row.get("category", row.get("lang", "all")))
+        by_category[category]["n"] += 1
+        by_category[category]["injection"] += detector.detect_offline(row["text"]).flagged
+        by_category[category]["moderation"] += bool(
+            moderation.moderate_offline(row["text"]).flagged
+        )
+    total = Counter[str]()
+    for counts in by_category.values():
+        total.update(counts)
+    n = total["n"]
+    print(f"  false positives on {n} ordinary sentences: injection "
+          f"{total['injection'] / n:.2%}, moderation {total['moderation'] / n:.2%}")  # fmt: skip
+    for category, c in sorted(by_category.items()):
+        if c["injection"] or c["moderation"]:
+            print(f"    {category}: injection {c['injection']}/{c['n']}, "
+                  f"moderation {c['moderation']}/{c['n']}")  # fmt: skip
+
+
+def language_costs(texts: list[str], rounds: int) -> None:
+    identify_language("warm the model up")
+
+    def identify_all() -> int:
+        for text in texts:
+            identify_language(text)
+        return len(texts)
+
+    seconds, n = timed(rounds, identify_all)
+    print(f"  language identification (py3langid): {seconds / n * 1e6:.1f} us per message")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+
+    rows = load(INJECTION_SET)
+    accuracy(rows, PromptInjectionDetector())
+    injection_costs([r["text"] for r in rows], args.rounds, "the labelled set")
+
+    corpus_path = args.corpus or (FP_CORPUS if FP_CORPUS.exists() else None)
+    if corpus_path is not None:
+        corpus = load(corpus_path)
+        label = corpus_path.name
+    else:
+        corpus = [r for r in rows if r["label"] == "benign"]
+        label = "the benign half of the injection set"
+    print(f"\nfalse-positive corpus: {label}")
+    texts = [r["text"] for r in corpus]
+    false_positives(corpus)
+    injection_costs(texts, args.rounds, label)
+    moderation_costs(texts, args.rounds)
+    language_costs(texts, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

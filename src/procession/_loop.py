@@ -1,0 +1,286 @@
+"""The agentic loop: one ``generate()``/``stream()`` call, top to bottom.
+
+::
+
+    resolve the run (lanes, memory, model) ─ process_input ───────────── once
+    loop over steps:
+      process_input_step ─ process_llm_request ─ model stream ─ process_output_stream (per chunk)
+                                        (process_api_error on failure, may retry)
+      process_llm_response ─ process_output_step ─ tools ─ process_tool_result (per tool)
+    process_output_result ─────────────────────────────────────────────── once
+    persist (one transaction) ─ the final chunk
+
+Each stage (``procession.stages``) reports ``None`` or a stop (``procession._outcomes``); the
+step's outcome is settled in :func:`_settle`, the one place the loop matches on it. The model
+stream is read here, in the one generator the caller iterates, so a chunk crosses no other
+generator on its way out (the hot path, ``bench/``). ``generate()`` drains this (D18).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from procession._config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
+from procession._outcomes import (
+    CONTINUE,
+    FINISH,
+    Aborted,
+    Continue,
+    Failed,
+    Finish,
+    Outcome,
+    Retry,
+    Stop,
+)
+from procession._runner import HookRunner, StreamHook
+from procession._state import Attempt, RunState
+from procession.chunks import Chunk
+from procession.errors import ProcessorError
+from procession.stages import errors, input, model, output, persist, tools
+from procession.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
+
+if TYPE_CHECKING:
+    from procession.agent import Agent
+
+__all__ = ["run"]
+
+
+async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
+    """The run's client-visible chunks; ``state.result`` is final once this ends."""
+    emitter = state.emitter
+    runner: HookRunner | None = None
+    outcome: Outcome = CONTINUE
+    try:
+        config = await resolve_run(agent, call)
+        runner = HookRunner(state, config)
+        outcome = await _begin(state, runner, agent, call, config)
+        while isinstance(outcome, Continue | Retry):
+            attempt = _attempt(state, config)
+            await _before_model(state, runner, attempt, config)
+            for chunk in emitter.drain():
+                yield chunk
+            if attempt.outcome is None:
+                # -- the hot path: each model chunk through the output lane, into the step
+                hooks, hold, held = runner.stream, emitter.holding, emitter.held
+                add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
+                run_id = state.run_id
+                hook: StreamHook | None = None
+                out: Any = None
+                try:
+                    while True:
+                        hook = None
+                        chunk = await attempt.read()  # type: ignore[misc]  # set by now
+                        chunk.run_id = run_id
+                        if chunk.type not in special:
+                            for hook in hooks:
+                                if hook.parts is not None:
+                                    hook.parts.append(chunk)
+                                out = hook.call(chunk)
+                                if hook.is_async:
+                                    out = await out
+                                if type(out) is not Chunk:
+                                    break  # dropped, or more than a chunk: the slow way
+                                if out is not chunk:
+                                    model.check_replacement(hook, out)
+                                chunk = out
+                            else:
+                                hook = None
+                                if not (emitter.pending or emitter.ready):
+                                    add(chunk)
+                                    if hold:
+                                        held.append(chunk)
+                                    elif chunk.type not in hidden:
+                                        yield chunk
+                                    continue
+                        async for item in model.slow_chunk(
+                            state, runner, attempt, chunk, hook, out
+                        ):
+                            yield item
+                        if attempt.stopped():
+                            break
+                except StopAsyncIteration:
+                    pass
+                except BaseException as error:
+                    attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
+                finally:
+                    await model.aclose(attempt.stream)
+            async for chunk in _after_model(state, runner, attempt, config):
+                yield chunk
+            outcome = attempt.settled()
+    except asyncio.CancelledError:
+        outcome = _cancelled(state, runner)  # raises again for the caller's own cancellation
+    except Exception as error:  # fail closed, never hang (D10, D21)
+        outcome = Failed(error)
+    outcome = await _end(state, runner, outcome)
+    for chunk in emitter.drain():  # what passed the output lane before the end
+        yield chunk
+    yield output.ending_chunk(state, outcome)
+
+
+def _cancelled(state: RunState, runner: HookRunner | None) -> Outcome:
+    """The run's task was cancelled: by the abort signal (D32), or by the caller (raised)."""
+    if state.signal is not None and state.signal.aborted:
+        return Aborted()
+    _close(state, runner)
+    raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
+
+
+async def _begin(
+    state: RunState, runner: HookRunner, agent: Agent, call: CallOptions, config: RunConfig
+) -> Outcome:
+    """Before the first hook: memory's checks, the run's messages, then ``process_input``;
+    the ``start`` chunk waits for the client unless that stopped the run."""
+    memory = config.memory
+    prepare = getattr(memory, "prepare", None)
+    if callable(prepare):  # optional: check the thread before any hook runs
+        await prepare(state.request_context)
+    await seed_messages(state.message_list, agent, call, state.request_context)
+    stop = await input.process_input(state, runner)
+    if stop is not None:
+        return stop
+    state.emitter.ready.append(
+        state.chunk("start", {"id": state.agent_id, "messageId": state.response_id})
+    )
+    return CONTINUE
+
+
+def _attempt(state: RunState, config: RunConfig) -> Attempt:
+    state.emitter.begin_step()
+    step_number = len(state.steps)
+    return Attempt(
+        step_number=step_number,
+        step=StepConfig.first(config),
+        checkpoint=state.message_list.checkpoint(),
+        steps_before=step_number,
+    )
+
+
+async def _before_model(
+    state: RunState, runner: HookRunner, attempt: Attempt, config: RunConfig
+) -> None:
+    """``process_input_step``, the prompt, ``process_llm_request``, then the model call and
+    the ``step-start``; a stop is left in ``attempt.outcome``."""
+    stop = await input.process_input_step(state, runner, attempt)
+    if stop is None:
+        stop = await input.process_llm_request(state, runner, attempt)
+    if stop is None:
+        failure = await model.start_model(state, runner, attempt, config.max_retries)
+        stop = await runner.emit(model.step_start(state, attempt))  # first, as in Mastra
+        if stop is None and failure is not None:
+            stop = await errors.model_failed(state, runner, attempt, failure)
+    attempt.outcome = stop
+
+
+async def _stream_failed(
+    state: RunState,
+    runner: HookRunner,
+    attempt: Attempt,
+    hook: StreamHook | None,
+    error: BaseException,
+) -> Stop:
+    """The stream stopped on an error: a hook's (D10, D29, D32) or the model's (D14)."""
+    signal = state.signal
+    if isinstance(error, asyncio.CancelledError):
+        if signal is not None and signal.aborted:
+            return Aborted()
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise error
+    if hook is not None:
+        return await runner.failed(hook, model.as_hook_error(hook, error))
+    if not isinstance(error, Exception) or isinstance(error, ProcessorError):
+        raise error  # a processor's error is never the model's (D33)
+    return await errors.model_failed(state, runner, attempt, error)
+
+
+async def _after_model(
+    state: RunState, runner: HookRunner, attempt: Attempt, config: RunConfig
+) -> AsyncGenerator[Chunk, None]:
+    """The step's result, ``process_llm_response``, ``process_output_step`` (D6, D7), the
+    tools, then the step's verdict (:func:`_settle`) in ``attempt.verdict``."""
+    emitter = state.emitter
+    if attempt.outcome is None:
+        output.commit_step(state, attempt)
+        attempt.outcome = await model.process_llm_response(state, runner, attempt)
+        if attempt.outcome is None:
+            attempt.outcome = await output.process_output_step(state, runner, attempt)
+        for chunk in emitter.drain():
+            yield chunk
+    if attempt.outcome is None and attempt.runs_tools():
+        async with aclosing(tools.run_tools(state, runner, attempt)) as tool_chunks:
+            async for chunk in tool_chunks:
+                yield chunk
+    attempt.verdict = await _settle(state, runner, attempt, config, attempt.outcome)
+    for chunk in emitter.drain():
+        yield chunk
+
+
+async def _settle(
+    state: RunState,
+    runner: HookRunner,
+    attempt: Attempt,
+    config: RunConfig,
+    outcome: Stop | None,
+) -> Outcome:
+    """How the step ended, acted on: accepted, retried, or the run's end (D1, D2, D11, D31)."""
+    emitter = state.emitter
+    if outcome is None:  # accepted
+        step = attempt.result
+        assert step is not None
+        if runner.edits_messages:
+            output.accept_text(state, step)  # D23: what hooks left in the message
+        go_on = output.continues(step, config.max_steps)
+        if emitter.hold:
+            output.release_step(state, attempt)
+        stop = await runner.emit(output.step_finish(state, step, continued=go_on))
+        if stop is not None:
+            return await _settle(state, runner, attempt, config, stop)
+        return CONTINUE if go_on else FINISH
+    emitter.discard()  # a rejected attempt's data chunks: not sent, not stored
+    state.message_list.rollback(attempt.checkpoint)
+    del state.steps[attempt.steps_before :]
+    if not isinstance(outcome, Retry):
+        return outcome
+    if not outcome.api_error:
+        state.processor_retries += 1
+        for hook in runner.stream:
+            hook.set_retry_count(state.processor_retries)
+        feedback = output.RETRY_FEEDBACK.format(reason=outcome.reason)
+        state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)  # D3
+    if emitter.hold:
+        return outcome  # step mode: the rejected attempt never reached the client (D31)
+    stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # D2
+    if stop is not None:
+        return stop.blocked() if isinstance(stop, Retry) else stop
+    return outcome
+
+
+async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> Outcome:
+    """A complete run: ``process_output_result``, then persistence (D13). Returns how the
+    run ended."""
+    try:
+        if isinstance(outcome, Finish) and runner is not None:
+            stop = await output.process_output_result(state, runner)
+            if stop is not None:
+                return stop
+            await persist.persist(state, runner.config)
+    except asyncio.CancelledError:
+        return _cancelled(state, runner)
+    except Exception as error:  # fail closed (D10, D13: nothing persisted)
+        return Failed(error)
+    finally:
+        _close(state, runner)
+    return outcome
+
+
+def _close(state: RunState, runner: HookRunner | None) -> None:
+    """The run ended: the result keeps what it needs, writers refuse further chunks."""
+    result = state.result
+    result.steps = state.steps
+    result.usage = state.usage
+    result.messages = state.message_list.get.response.db()
+    if runner is not None:
+        runner.close()

@@ -1,0 +1,206 @@
+"""The state of one run: ids, messages, steps, usage, retry counters, result, and its emitter.
+
+One slotted object per ``generate()``/``stream()`` call. Stages read and change it; the hook
+runner builds hook arguments from it; the loop owns it from start to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from procession._step import StepBuilder
+from procession.chunks import Chunk, Usage
+from procession.context import RequestContext, TracingContext
+from procession.messages.message import Message, MessageContent
+from procession.messages.message_list import MessageList
+from procession.results import AgentResult, StepResult
+
+if TYPE_CHECKING:
+    from procession._config import StepConfig
+    from procession._outcomes import Outcome, Stop
+    from procession.structured import ObjectStream, StructuredOutput
+    from procession.tools._tool import Tool
+
+__all__ = ["DEFAULT_ERROR_RETRY_BUDGET", "Attempt", "Emitter", "RunState"]
+
+DEFAULT_ERROR_RETRY_BUDGET = 10
+"""The retry budget when error processors are configured and none was set (D4, the seed)."""
+
+
+class Emitter:
+    """The run's way out to the client.
+
+    Writers queue ``data-*`` chunks in :attr:`pending` (the hook runner passes them through the
+    output lane after the hook that wrote them, D9, D27); what is ready for the client waits in
+    :attr:`ready` until the loop drains it. With ``release="step"`` (D31) a step's chunks wait
+    in :attr:`held` until the step is accepted, and a rejected attempt's are dropped.
+    """
+
+    __slots__ = ("held", "hold", "holding", "pending", "ready", "wake")
+
+    def __init__(self, *, hold: bool) -> None:
+        self.hold = hold
+        self.holding = False
+        """Whether a step is under way in step mode (its chunks are held)."""
+        self.pending: deque[tuple[Chunk, int]] = deque()
+        """Writer chunks and the lane position they enter at."""
+        self.ready: deque[Chunk] = deque()
+        self.held: list[Chunk] = []
+        self.wake: asyncio.Event | None = None
+        """Set while tools run, so a tool's writer chunk is streamed as it comes."""
+
+    def write(self, chunk: Chunk, start: int) -> None:
+        """Queue a writer's chunk for the output lane, from lane position ``start``."""
+        self.pending.append((chunk, start))
+        if self.wake is not None:
+            self.wake.set()
+
+    def begin_step(self) -> None:
+        """A step starts: in step mode its chunks are held from now on (D31)."""
+        self.holding = self.hold
+
+    def send(self, chunk: Chunk) -> None:
+        """Queue a processed chunk for the client (held in step mode, unless transient)."""
+        if self.holding and not chunk.transient:
+            self.held.append(chunk)
+        else:
+            self.ready.append(chunk)
+
+    def drain(self) -> Iterator[Chunk]:
+        """Every chunk ready for the client, in order, removed as it is taken."""
+        ready = self.ready
+        while ready:
+            yield ready.popleft()
+
+    def release(self, chunks: list[Chunk]) -> None:
+        """An accepted step's held chunks (possibly edited) go to the client (D31)."""
+        self.ready.extend(chunks)
+        self.held.clear()
+        self.holding = False
+
+    def discard(self) -> None:
+        """A rejected or blocked attempt: its held and unprocessed chunks never go out."""
+        self.held.clear()
+        self.pending.clear()
+        self.holding = False
+
+
+class RunState:
+    """One run's state. Attributes are the loop's; hooks see them through their arguments."""
+
+    __slots__ = (
+        "agent_id",
+        "api_retries",
+        "emitter",
+        "message_list",
+        "processor_retries",
+        "request_context",
+        "response_id",
+        "result",
+        "run_id",
+        "signal",
+        "states",
+        "steps",
+        "tracing",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        agent_id: str,
+        request_context: RequestContext,
+        signal: Any,
+        hold: bool,
+    ) -> None:
+        self.run_id = run_id
+        self.agent_id = agent_id
+        self.response_id = f"{run_id}-response"
+        self.request_context = request_context
+        self.signal = signal
+        self.message_list = MessageList(
+            thread_id=request_context.thread_id, resource_id=request_context.resource_id
+        )
+        self.tracing = TracingContext(run_id=run_id, agent_id=agent_id)
+        self.states: dict[str, dict[str, Any]] = {}
+        self.steps: list[StepResult] = []
+        self.usage = Usage()
+        self.processor_retries = 0
+        self.api_retries = 0
+        self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
+        self.emitter = Emitter(hold=hold)
+
+    def state_for(self, processor_id: str) -> dict[str, Any]:
+        """The run's state dict for a processor id (D15)."""
+        state = self.states.get(processor_id)
+        if state is None:
+            state = self.states[processor_id] = {}
+        return state
+
+    def chunk(self, kind: str, payload: dict[str, Any]) -> Chunk:
+        """A chunk of this run."""
+        return Chunk(kind, payload, self.run_id)
+
+    def response_message(self) -> Message:
+        """The run's assistant response message, created on first use."""
+        message_list = self.message_list
+        for message in reversed(message_list.get.response.db()):
+            if message.id == self.response_id:
+                return message
+        message = Message(id=self.response_id, role="assistant", content=MessageContent(parts=[]))
+        message_list.add(message, "response")
+        return message
+
+
+@dataclass(slots=True, kw_only=True)
+class Attempt:
+    """One attempt at a step: what the stages before the model hand to those after it."""
+
+    step_number: int
+    step: StepConfig
+    checkpoint: object
+    """The message list before this attempt, for rolling it back (D1, D11)."""
+    model_checkpoint: object = None
+    """The message list just before the model call, for rolling back a failed call (D14)."""
+    steps_before: int
+    """How many accepted steps there were when it started."""
+    builder: StepBuilder = field(default_factory=StepBuilder)
+    tools: dict[str, Tool] = field(default_factory=dict)
+    prompt: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[Chunk] | None = None
+    """The model's chunks as it produced them, when ``process_llm_response`` wants them (D7)."""
+    cached: dict[str, Any] | None = None
+    """A response a ``process_llm_request`` hook returned to replay (D7)."""
+    stream: AsyncIterator[Chunk] | None = None
+    read: Callable[[], Awaitable[Chunk]] | None = None
+    """Reads the model stream's next chunk (the loop reads it anew for each chunk)."""
+    request: dict[str, Any] = field(default_factory=dict)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
+    finish: Chunk | None = None
+    structured: StructuredOutput | None = None
+    objects: ObjectStream | None = None
+    result: StepResult | None = None
+    """The step's result once the model's stream ended."""
+    outcome: Stop | None = None
+    """What stopped the attempt, if anything did (a stage's report)."""
+    verdict: Outcome | None = None
+    """How the step ended, once the loop settled it (``procession._loop``)."""
+
+    def stopped(self) -> bool:
+        """Whether a stage stopped this attempt."""
+        return self.outcome is not None
+
+    def settled(self) -> Outcome:
+        """How the step ended (set by the loop once it settled it)."""
+        assert self.verdict is not None
+        return self.verdict
+
+    def runs_tools(self) -> bool:
+        """Whether the accepted step called tools the loop must run."""
+        result = self.result
+        return result is not None and any(not c.provider_executed for c in result.tool_calls)
