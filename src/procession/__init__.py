@@ -56,6 +56,7 @@ from procession.messages import (
     part_to_dict,
     to_model_messages,
     to_prompt,
+    validate_messages,
 )
 from procession.models import (
     LanguageModel,
@@ -283,4 +284,5 @@ __all__ = [
     "to_prompt",
     "token_counter_for",
     "tool",
+    "validate_messages",
 ]

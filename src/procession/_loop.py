@@ -135,11 +135,10 @@ async def _begin(
 ) -> Outcome:
     """Before the first hook: memory's checks, the run's messages, then ``process_input``;
     the ``start`` chunk waits for the client unless that stopped the run."""
-    memory = config.memory
-    prepare = getattr(memory, "prepare", None)
-    if callable(prepare):  # optional: check the thread before any hook runs
-        await prepare(state.request_context)
     await seed_messages(state.message_list, agent, call, state.request_context)
+    prepare = getattr(config.memory, "prepare", None)
+    if callable(prepare):  # the thread, the input's ids and values, before any hook (D34)
+        await prepare(state.request_context, state.message_list.get.input.db())
     stop = await input.process_input(state, runner)
     if stop is not None:
         return stop
@@ -205,6 +204,7 @@ async def _after_model(
     tools, then the step's verdict (:func:`_settle`) in ``attempt.verdict``."""
     emitter = state.emitter
     if attempt.outcome is None:
+        runner.check_stream_edits()  # D30, once per step
         output.commit_step(state, attempt)
         attempt.outcome = await model.process_llm_response(state, runner, attempt)
         if attempt.outcome is None:

@@ -21,8 +21,9 @@ from procession._config import RunConfig
 from procession._outcomes import Aborted, Blocked, Retry, Stop
 from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
-from procession.errors import ProcessorError, TripWire
+from procession.errors import MessageError, ProcessorError, TripWire
 from procession.messages.parts import DataPart
+from procession.messages.validation import validate_messages
 from procession.models._abort import cancel_on_abort
 from procession.processors._invoke import HOOK_ARGS, declared_arguments
 from procession.processors.base import LANE_HOOKS, ProcessorViolation, notify_violation
@@ -163,6 +164,7 @@ class Hook:
     """
 
     __slots__ = (
+        "edits",
         "function",
         "index",
         "is_async",
@@ -181,6 +183,9 @@ class Hook:
         self.index = index
         self.function: Callable[..., Any] = getattr(processor, name)
         self.wants, self.is_async = declared_arguments(self.function, self.processor_id, name)
+        wants = self.wants
+        self.edits = wants is None or "messages" in wants or "message_list" in wants
+        """Whether it can reach messages to edit in place (checked after it returns, D30)."""
         self.record = _AbortRecord()
         default = (
             f"Stream part blocked by {self.processor_id}"
@@ -390,8 +395,25 @@ class HookRunner:
         tripwire = hook.record.take()
         if tripwire is not None:  # an abort the hook caught (D29)
             return await self.tripped(hook, tripwire)
+        if hook.edits:
+            self.check_edits(hook)
         stop = await self.settle()
         return stop if stop is not None else result
+
+    def check_stream_edits(self) -> None:
+        """D30 for ``process_output_stream``: once at the end of the step (not per chunk),
+        when a stream hook can reach the messages; the first such hook is named."""
+        editing = next((hook for hook in self.stream if hook.edits), None)
+        if editing is not None:
+            self.check_edits(editing)
+
+    def check_edits(self, hook: Hook) -> None:
+        """In-place edits are checked where they are made (D30): an invalid one fails the run
+        as this hook's error, naming the message and the field, before anything else sees it."""
+        try:
+            validate_messages(self.run.message_list.get.all.db())
+        except MessageError as error:
+            raise ProcessorError(hook.processor_id, hook.name, str(error)) from None
 
     async def failed(self, hook: Hook, error: BaseException) -> Stop:
         """A hook raised: its abort counts (D29); anything else fails the run (D10)."""

@@ -18,6 +18,8 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
     ├── StructuredOutputError   the model's final output does not match the requested schema
     └── StorageError            a memory storage backend failed or refused a call
         ├── ThreadOwnershipError  a thread (or message) belongs to another resource
+        ├── MessageThreadError    a message id is already stored in another thread
+        ├── InvalidRecordError    a record storage will not write (also a MessageError)
         └── CorruptRecordError    a stored row does not decode; names thread and message
     TripWire                    raised by ``abort()``; ends the run or asks for a retry
 """
@@ -37,8 +39,10 @@ __all__ = [
     "APICallError",
     "ConfigurationError",
     "CorruptRecordError",
+    "InvalidRecordError",
     "MCPConnectionError",
     "MessageError",
+    "MessageThreadError",
     "ModelError",
     "ProcessionError",
     "ProcessorError",
@@ -261,6 +265,62 @@ class ThreadOwnershipError(StorageError, PermissionError):
             f"{kind} {thread_id!r} belongs to resource {owner_resource_id!r}, "
             f"not to resource {resource_id!r}"
         )
+
+
+class MessageThreadError(StorageError):
+    """A message id is already stored in another thread of the resource (D34).
+
+    A stored message never moves between threads: nothing of the call is written.
+
+    Attributes:
+        message_id: The message id.
+        thread_id: The thread the call named.
+        stored_thread_id: The thread that holds the message.
+    """
+
+    def __init__(self, message_id: str, thread_id: str, stored_thread_id: str) -> None:
+        self.message_id = message_id
+        self.thread_id = thread_id
+        self.stored_thread_id = stored_thread_id
+        super().__init__(
+            f"message {message_id!r} is stored in thread {stored_thread_id!r}, not in thread "
+            f"{thread_id!r}: a stored message never moves between threads"
+        )
+
+
+class InvalidRecordError(StorageError, MessageError):
+    """A record storage will not write, so nothing of the call is written.
+
+    Either a later run could not load it back (a field the codec would refuse on read, D30), or
+    it holds a value some backend cannot store, such as a NUL character (D34): every backend
+    refuses the same values with this error. It is both a ``StorageError`` and a
+    ``MessageError``.
+
+    Attributes:
+        thread_id: The thread of the record, when known.
+        message_id: The message of the record, when it is a message.
+        path: The field, such as ``content.parts[0].text`` (``thread_id`` for an id).
+        problem: What is wrong with it.
+        value: The offending value.
+    """
+
+    def __init__(
+        self,
+        path: str,
+        problem: str,
+        value: object = ...,
+        *,
+        thread_id: str | None = None,
+        message_id: str | None = None,
+    ) -> None:
+        MessageError.__init__(self, path, problem, value)
+        self.thread_id = thread_id
+        self.message_id = message_id
+        where = [f"thread {thread_id!r}"] if thread_id is not None else []
+        if message_id is not None:
+            where.append(f"message {message_id!r}")
+        if where:
+            self.args = (f"{', '.join(where)}: {self.args[0]}",)
 
 
 class CorruptRecordError(StorageError):

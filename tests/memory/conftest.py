@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 import pytest_asyncio
+from tests.memory.crash_harness import drop_schema, find_dsn
 
 from procession.errors import ConfigurationError
 from procession.memory.embedding import MiniLMEmbedder
@@ -23,19 +24,7 @@ from procession.memory.postgres import PostgresStorage
 from procession.memory.sqlite import SQLiteStorage
 from procession.memory.storage import Storage
 
-REPO = Path(__file__).resolve().parents[2]
-DSN_FILE = REPO / ".pgdata" / "dsn"
-
 StorageFactory = Callable[[], Storage]
-
-
-def _find_dsn() -> str | None:
-    dsn = os.environ.get("PROCESSION_TEST_POSTGRES_DSN")
-    if dsn:
-        return dsn
-    if DSN_FILE.is_file():
-        return DSN_FILE.read_text().strip() or None
-    return None
 
 
 async def _server_answers(dsn: str) -> bool:
@@ -50,7 +39,7 @@ async def _server_answers(dsn: str) -> bool:
 @pytest.fixture(scope="session")
 def postgres_dsn() -> str:
     """A DSN of a running PostgreSQL server (skip locally without one; fail in CI)."""
-    dsn = _find_dsn()
+    dsn = find_dsn()
     if dsn is not None and asyncio.run(_server_answers(dsn)):
         return dsn
     problem = (
@@ -63,20 +52,12 @@ def postgres_dsn() -> str:
     pytest.skip(problem)
 
 
-async def _drop_schema(dsn: str, schema: str) -> None:
-    conn = await asyncpg.connect(dsn)
-    try:
-        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    finally:
-        await conn.close()
-
-
 @pytest.fixture(scope="session")
 def postgres_schema(postgres_dsn: str) -> Iterator[str]:
     """A fresh schema name for this session, dropped afterwards."""
     schema = f"test_{uuid.uuid4().hex[:10]}"
     yield schema
-    asyncio.run(_drop_schema(postgres_dsn, schema))
+    asyncio.run(drop_schema(postgres_dsn, schema))
 
 
 @pytest.fixture
@@ -84,7 +65,7 @@ def new_schema(postgres_dsn: str) -> Iterator[str]:
     """A schema of this test's own (to watch migrations from scratch), dropped afterwards."""
     schema = f"test_{uuid.uuid4().hex[:10]}"
     yield schema
-    asyncio.run(_drop_schema(postgres_dsn, schema))
+    asyncio.run(drop_schema(postgres_dsn, schema))
 
 
 @pytest.fixture(params=["sqlite-file", "sqlite-memory", "postgres"])

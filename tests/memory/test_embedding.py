@@ -82,3 +82,13 @@ async def test_hash_embedder_is_deterministic_and_lexical() -> None:
     assert isinstance(embedder, Embedder)
     with pytest.raises(ConfigurationError):
         HashEmbedder(dimensions=1)
+
+
+@pytest.mark.asyncio
+async def test_hash_embedder_refuses_what_is_not_a_list_of_texts() -> None:  # D35
+    embedder = HashEmbedder(8)
+    with pytest.raises(TypeError, match="not one string"):
+        await embedder.embed("one text")
+    with pytest.raises(TypeError, match="at index 1"):
+        await embedder.embed(["ok", 3])  # type: ignore[list-item]
+    assert len(await embedder.embed(["ok"])) == 1

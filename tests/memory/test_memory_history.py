@@ -447,5 +447,5 @@ async def test_the_default_storage_is_a_sqlite_file_named_by_the_environment(
         assert await memory.delete_thread("t", resource_id="r")
         assert await memory.get_thread("t", resource_id="r") is None
     assert (tmp_path / "chat.db").is_file()
-    with pytest.raises(ConfigurationError, match="storage must implement Storage"):
+    with pytest.raises(ConfigurationError, match="storage must implement the Storage protocol"):
         Memory(object())  # type: ignore[arg-type]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from procession.errors import InvalidRecordError
 from procession.memory.sqlite import SQLiteStorage
 from procession.memory.storage import Storage
 from procession.messages.message import Message
@@ -62,9 +63,42 @@ class LeakyThreads(SQLiteStorage):
         return await super().get_thread(thread_id, resource_id=row[0])
 
 
+class Mover(SQLiteStorage):
+    """Moves a message saved into another thread (procession did until D34)."""
+
+    async def save_turn(
+        self, thread_id: str, resource_id: str, messages: Sequence[Message], **kw: Any
+    ) -> None:
+        ids = [m.id for m in messages if isinstance(m, Message)]
+        found = await self.get_messages_by_ids(ids, resource_id=resource_id)
+        await self.delete_messages(
+            [m.id for m in found if m.thread_id != thread_id], resource_id=resource_id
+        )
+        await super().save_turn(thread_id, resource_id, messages, **kw)
+
+    async def check_message_ids(self, *args: Any, **kw: Any) -> None:
+        return None
+
+
+class Lenient(SQLiteStorage):
+    """Quietly drops a turn it cannot store instead of refusing it."""
+
+    async def save_turn(self, *args: Any, **kw: Any) -> None:
+        try:
+            await super().save_turn(*args, **kw)
+        except InvalidRecordError:
+            return
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize(
-    ("broken", "check"), [(NewestFirst, "round_trip"), (LeakyThreads, "isolation")]
+    ("broken", "check"),
+    [
+        (NewestFirst, "round_trip"),
+        (LeakyThreads, "isolation"),
+        (Mover, "upsert"),  # D34
+        (Lenient, "invalid_records"),  # D30, D34
+    ],
 )
 async def test_the_kit_catches_a_broken_backend(
     broken: type[SQLiteStorage], check: str, tmp_path: Path

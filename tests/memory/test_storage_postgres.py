@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import asyncpg
 import pytest
+from tests.memory.crash_harness import drop_schema
 
-from procession.errors import StorageError
+from procession.errors import ConfigurationError, StorageError
 from procession.memory.postgres import PostgresStorage
+from procession.messages import Message
 from procession.testing.storage_contract import _concurrent_one_thread
 
 
@@ -47,6 +50,19 @@ async def test_unreachable_server_is_a_storage_error() -> None:
     await storage.close()
 
 
-def test_schema_name_is_checked() -> None:
-    with pytest.raises(StorageError, match="schema"):
+def test_schema_name_is_checked() -> None:  # D35
+    with pytest.raises(ConfigurationError, match="schema"):
         PostgresStorage("postgresql://x", schema='x"; DROP TABLE threads; --')
+
+
+@pytest.mark.asyncio
+async def test_a_database_error_is_a_storage_error(postgres_dsn: str, new_schema: str) -> None:
+    storage = PostgresStorage(postgres_dsn, schema=new_schema)
+    try:
+        await storage.save_turn("t", "r", [Message.user("hi")])
+        await drop_schema(postgres_dsn, new_schema)  # the tables go away under the storage
+        with pytest.raises(StorageError, match="UndefinedTableError") as caught:
+            await storage.list_messages("t", resource_id="r")
+        assert isinstance(caught.value.__cause__, asyncpg.PostgresError)
+    finally:
+        await storage.close()

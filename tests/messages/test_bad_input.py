@@ -13,11 +13,15 @@ from procession.messages import (
     Message,
     MessageContent,
     MessageList,
+    SystemMessage,
     ToolInvocation,
     ToolInvocationPart,
     message_from_dict,
+    message_to_dict,
     messages_from_json,
     part_from_dict,
+    to_model_messages,
+    to_prompt,
 )
 from tests.messages.factories import core_call, core_result, snapshot
 
@@ -44,6 +48,8 @@ _ANY_BOT: Any = "bot"
 _ANY_DICT_PART: Any = {"type": "text"}
 _ANY_FINISHED: Any = "finished"
 _CALL = {"state": "call", "toolCallId": "c", "toolName": "t", "args": {}}
+_ANY_INT: Any = 123
+_ANY_MESSAGE: Any = Message.user("not an id")
 
 # (case id, operation on a populated list, path the message must name, value it must show)
 Case = tuple[str, Callable[[MessageList], object], str, str]
@@ -287,6 +293,33 @@ CASES: list[Case] = [
         "'c1'",
     ),
     ("rollback-foreign-marker", lambda ml: ml.rollback("marker"), "checkpoint", "'marker'"),
+    (
+        "system-object-bad-content",
+        lambda ml: ml.add_system(SystemMessage(_ANY_INT)),
+        "system[0].content",
+        "123",
+    ),
+    (
+        "replace-set-bad-scope",
+        lambda ml: ml.apply_replace_set(_ANY_INT, [], "input"),
+        "scope",
+        "123",
+    ),
+    # D35: call options of the wrong type are refused by name, with the value
+    ("remove-by-an-int", lambda ml: ml.remove_by_ids(_ANY_INT), "ids", "123"),
+    ("remove-by-a-message", lambda ml: ml.remove_by_ids(_ANY_MESSAGE), "ids", "Message("),
+    ("remove-by-ints", lambda ml: ml.remove_by_ids(["x", _ANY_INT]), "ids[1]", "123"),
+    ("get-source-of-an-int", lambda ml: ml.get_source(_ANY_INT), "message", "123"),
+    ("system-tag-not-a-string", lambda ml: ml.add_system("x", tag=_ANY_INT), "tag", "123"),
+    ("system-tag-empty", lambda ml: ml.add_system("x", tag=""), "tag", "''"),
+    ("get-system-bad-tag", lambda ml: ml.get_system_messages(_ANY_INT), "tag", "123"),
+    ("clear-system-bad-tag", lambda ml: ml.clear_system_messages(_ANY_INT), "tag", "123"),
+    (
+        "replace-system-not-a-list",
+        lambda ml: ml.replace_all_system_messages(_ANY_INT),
+        "messages",
+        "123",
+    ),
 ]
 
 
@@ -368,3 +401,28 @@ def test_messages_from_json_rejects_bad_json_and_non_arrays() -> None:
         messages_from_json("{}")
     with pytest.raises(MessageError, match=re.escape("messages[0].role")):
         messages_from_json('[{"content": {"parts": []}}]')
+
+
+@pytest.mark.parametrize(
+    ("make", "path"),
+    [
+        (lambda: Message.user(_ANY_INT), "text"),
+        (lambda: Message.assistant(None), "text"),  # type: ignore[arg-type]
+        (lambda: Message.user("x", id=_ANY_INT), "id"),
+        (lambda: Message.user("x", id=""), "id"),
+        (lambda: MessageList(thread_id=_ANY_INT), "thread_id"),
+        (lambda: MessageList(resource_id=_ANY_INT), "resource_id"),
+        (lambda: messages_from_json(_ANY_INT), "json"),
+        (lambda: message_to_dict(_ANY_INT), "message"),
+        (lambda: to_model_messages(_ANY_INT), "messages"),
+        (lambda: to_model_messages([Message.user("x"), _ANY_INT]), "messages[1]"),
+        (lambda: to_prompt([SystemMessage("s"), _ANY_INT], []), "system[1]"),
+        (lambda: to_prompt([], ["text"]), "messages[0]"),  # type: ignore[list-item]
+    ],
+)
+def test_constructors_and_helpers_refuse_wrong_types(  # D35
+    make: Callable[[], object], path: str
+) -> None:
+    with pytest.raises(MessageError) as caught:
+        make()
+    assert caught.value.path == path

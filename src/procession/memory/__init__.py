@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from procession.memory.config import MemoryScope, SemanticRecallConfig, WorkingMemoryConfig
     from procession.memory.embedding import Embedder, HashEmbedder, MiniLMEmbedder
     from procession.memory.ledger import UsageRecord, UsageTotals, usage_record
+    from procession.memory.limits import check_storable
     from procession.memory.memory import Memory
     from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
     from procession.memory.sqlite import SQLiteStorage
@@ -49,6 +50,7 @@ _WHERE = {
     "WorkingMemoryConfig": "config",
     "WorkingMemoryUpdate": "storage",
     "usage_record": "ledger",
+    "check_storable": "limits",
 }
 
 __all__ = [
@@ -72,6 +74,7 @@ __all__ = [
     "WorkingMemoryConfig",
     "WorkingMemoryUpdate",
     "usage_record",
+    "check_storable",
 ]
 
 

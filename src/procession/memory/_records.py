@@ -4,26 +4,47 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from procession.errors import CorruptRecordError, MessageError, StorageError
-from procession.messages.codec import message_from_dict, message_to_dict
+from procession.errors import (
+    ConfigurationError,
+    CorruptRecordError,
+    InvalidRecordError,
+    MessageError,
+    StorageError,
+)
+from procession.memory import _options as opt
+from procession.memory.limits import check_key, check_text, encode_body, json_text
+from procession.memory.storage import VectorItem, WorkingMemoryUpdate
+from procession.memory.vectors import to_blob
+from procession.messages.codec import message_from_dict
 from procession.messages.message import Message
 
 __all__ = [
     "EncodedMessage",
+    "Turn",
+    "VectorRow",
     "as_utc",
+    "check_history",
     "check_id",
     "check_ids",
+    "check_page",
+    "check_query",
+    "check_range",
+    "check_text",
+    "check_working_memory",
     "decode_message",
     "decode_metadata",
-    "dedupe",
     "encode_message",
+    "encode_messages",
     "encode_metadata",
     "from_micros",
     "now",
+    "prepare_turn",
     "to_micros",
+    "vector_rows",
 ]
 
 EncodedMessage = tuple[str, str, str | None, datetime, str]
@@ -54,10 +75,9 @@ def from_micros(value: int) -> datetime:
 
 
 def check_id(value: object, what: str) -> str:
-    """``value`` when it is a non-empty string, else a ``StorageError`` naming ``what``."""
-    if not isinstance(value, str) or not value:
-        raise StorageError(f"{what} must be a non-empty string (got {value!r})")
-    return value
+    """``value`` when it is a non-empty string every backend can store (``InvalidRecordError``,
+    a ``StorageError``, naming ``what`` if not)."""
+    return check_key(value, what)
 
 
 def check_ids(values: Sequence[str], what: str) -> list[str]:
@@ -67,24 +87,29 @@ def check_ids(values: Sequence[str], what: str) -> list[str]:
     return list(dict.fromkeys(check_id(v, what) for v in values))
 
 
-def dedupe(messages: Sequence[Message]) -> list[Message]:
-    """One message per id (the last one given), in the order the ids first appear."""
-    by_id: dict[str, Message] = {}
-    for message in messages:
+def encode_messages(messages: Sequence[object], thread_id: str) -> list[EncodedMessage]:
+    """Each message encoded and checked (:func:`encode_message`); one row per id (the last
+    one given), in the order the ids first appear."""
+    if isinstance(messages, str | bytes | dict | Message):
+        raise InvalidRecordError("messages", "must be a list of Message objects", messages)
+    rows: dict[str, EncodedMessage] = {}
+    for index, message in enumerate(messages):
         if not isinstance(message, Message):
-            raise StorageError(f"save_turn takes Message objects (got {type(message).__name__})")
-        by_id[check_id(message.id, "message id")] = message
-    return list(by_id.values())
+            where = f"messages[{index}]"
+            raise InvalidRecordError(where, "must be a Message", message, thread_id=thread_id)
+        row = encode_message(message, thread_id)
+        rows[row[0]] = row
+    return list(rows.values())
 
 
-def encode_message(message: Message) -> EncodedMessage:
-    """A message as its row: the stored JSON form without the thread and resource ids."""
-    created_at = as_utc(message.created_at)
-    body = message_to_dict(message)
-    body.pop("threadId", None)
-    body.pop("resourceId", None)
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return (message.id, message.role, message.type, created_at, text)
+def encode_message(message: Message, thread_id: str) -> EncodedMessage:
+    """A message as its row: the stored JSON form without the thread and resource ids.
+
+    A message a later run could not load, or with a value a backend cannot store, raises
+    ``InvalidRecordError`` naming the thread, the message and the field (D30, D34).
+    """
+    text = encode_body(message, thread_id=thread_id)
+    return (message.id, message.role, message.type, as_utc(message.created_at), text)
 
 
 def decode_message(body: str, *, message_id: str, thread_id: str, resource_id: str) -> Message:
@@ -101,16 +126,72 @@ def decode_message(body: str, *, message_id: str, thread_id: str, resource_id: s
     return message
 
 
-def encode_metadata(metadata: dict[str, Any] | None, what: str) -> str:
-    """Metadata as JSON text; anything not JSON-encodable raises ``StorageError``."""
+def encode_metadata(
+    metadata: dict[str, Any] | None, path: str, *, thread_id: str | None = None
+) -> str:
+    """Metadata as JSON text; anything but storable JSON raises ``InvalidRecordError``."""
     if metadata is None:
         return "{}"
     if not isinstance(metadata, dict):
-        raise StorageError(f"{what} metadata must be a dict (got {type(metadata).__name__})")
-    try:
-        return json.dumps(metadata, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
-        raise StorageError(f"{what} metadata is not JSON-encodable: {error}") from None
+        raise InvalidRecordError(path, "must be a dict", metadata, thread_id=thread_id)
+    return json_text(metadata, path, thread_id=thread_id)
+
+
+def check_working_memory(update: object) -> WorkingMemoryUpdate | None:
+    """A ``save_turn`` working-memory update, its thread id and text checked."""
+    if update is None:
+        return None
+    if not isinstance(update, WorkingMemoryUpdate):
+        raise InvalidRecordError("working_memory", "must be a WorkingMemoryUpdate", update)
+    if update.thread_id is not None:
+        check_id(update.thread_id, "working_memory.thread_id")
+    check_text(update.text, "working_memory", thread_id=update.thread_id)
+    return update
+
+
+VectorRow = tuple[str, str, str, bytes]
+"""``(message_id, thread_id, resource_id, float32 blob)``."""
+
+
+def vector_rows(items: Sequence[VectorItem]) -> list[VectorRow]:
+    """Vectors as rows, every id and vector checked."""
+    return [
+        (
+            check_id(mid, "message id"),
+            check_id(tid, "thread_id"),
+            check_id(rid, "resource_id"),
+            to_blob(vector),
+        )
+        for mid, tid, rid, vector in items
+    ]
+
+
+@dataclass(slots=True, frozen=True)
+class Turn:
+    """A ``save_turn`` call with everything checked and encoded, before any write."""
+
+    messages: list[EncodedMessage]
+    working_memory: WorkingMemoryUpdate | None
+    vectors: list[VectorRow]
+
+    @property
+    def ids(self) -> list[str]:
+        """The message ids, in order."""
+        return [row[0] for row in self.messages]
+
+
+def prepare_turn(
+    thread_id: str,
+    resource_id: str,
+    messages: Sequence[Message],
+    working_memory: WorkingMemoryUpdate | None,
+    vectors: Sequence[VectorItem],
+) -> Turn:
+    """Check and encode a whole turn, so a refused one writes nothing (D13, D30, D34)."""
+    check_id(thread_id, "thread_id")
+    check_id(resource_id, "resource_id")
+    encoded = encode_messages(messages, thread_id)
+    return Turn(encoded, check_working_memory(working_memory), vector_rows(vectors))
 
 
 def decode_metadata(
@@ -131,3 +212,42 @@ def decode_metadata(
     if thread_id is not None:
         raise CorruptRecordError(thread_id, None, problem)
     raise StorageError(f"corrupt stored row (resource {resource_id!r}): {problem}")
+
+
+# -- call options (D35): the same checks on every backend -------------------------------------
+
+
+def check_page(limit: object, offset: object) -> tuple[int | None, int]:
+    """``list_threads``' ``limit`` (``None`` or >= 0) and ``offset`` (>= 0)."""
+    return (
+        opt.optional_integer("list_threads", "limit", limit, 0),
+        opt.integer("list_threads", "offset", offset, 0),
+    )
+
+
+def check_history(last: object, before: object) -> tuple[int | None, datetime | str | None]:
+    """``list_messages``' ``last`` (``None`` or >= 0) and ``before`` (datetime, id or None)."""
+    count = opt.optional_integer("list_messages", "last", last, 0)
+    if before is None or isinstance(before, datetime):
+        return count, before
+    if isinstance(before, str):
+        return count, check_id(before, "before")
+    raise ConfigurationError(
+        f"list_messages: before must be a datetime, a message id or None (got {before!r})"
+    )
+
+
+def check_range(before: object, after: object) -> tuple[int, int]:
+    """``list_messages_around``' ``before`` and ``after`` (ints >= 0)."""
+    return (
+        opt.integer("list_messages_around", "before", before, 0),
+        opt.integer("list_messages_around", "after", after, 0),
+    )
+
+
+def check_query(top_k: object, threshold: object) -> tuple[int, float | None]:
+    """``query_vectors``' ``top_k`` (>= 1) and ``threshold`` (``None`` or in [-1, 1])."""
+    k = opt.integer("query_vectors", "top_k", top_k, 1)
+    if threshold is None:
+        return k, None
+    return k, opt.number("query_vectors", "threshold", threshold, -1.0, 1.0)

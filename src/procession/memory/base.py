@@ -4,11 +4,13 @@
 :class:`~procession.memory.Memory` is one. The runtime places the memory's input processors
 first and its output processors last in their lanes, also when a call replaces a lane (D20),
 and skips any of them whose id the configured lane already holds. Before the lanes run it
-awaits the memory's optional ``prepare(request_context)``, whose errors (a thread of another
-resource, say) end the run as they are rather than as a processor failure. After a run
-completes — every ``process_output_result`` ran, no tripwire, no error — persistence is the
-loop's last stage: it calls ``commit`` once with the :class:`Turn`, so the store holds exactly
-what survived every processor (D13).
+awaits the memory's optional ``prepare(request_context, messages)``, whose errors (a thread of
+another resource, an input message stored in another thread, a value no backend can store,
+D34) end the run as they are rather than as a processor failure; ``messages`` are the run's
+input messages (the built-in memory also accepts a call without them). After a run completes
+— every ``process_output_result`` ran, no tripwire, no error — persistence is the loop's last
+stage: it calls ``commit`` once with the :class:`Turn`, so the store holds exactly what
+survived every processor (D13).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from procession.errors import ConfigurationError
+from procession.memory import _options as opt
 from procession.memory.embedding import Embedder
 
 __all__ = ["DEFAULT_TEMPLATE", "MemoryScope", "SemanticRecallConfig", "WorkingMemoryConfig"]
@@ -46,9 +47,11 @@ class WorkingMemoryConfig:
     schema: Any = None
 
     def __post_init__(self) -> None:
-        if self.scope not in ("thread", "resource"):
+        _check_scope("WorkingMemoryConfig", self.scope)
+        if self.template is not None and not isinstance(self.template, str):
             raise ConfigurationError(
-                f"WorkingMemoryConfig: scope must be 'thread' or 'resource' (got {self.scope!r})"
+                "WorkingMemoryConfig: template must be Markdown text or None "
+                f"(got {self.template!r})"
             )
         if self.template is not None and self.schema is not None:
             raise ConfigurationError("WorkingMemoryConfig: give a template or a schema, not both")
@@ -87,28 +90,36 @@ class SemanticRecallConfig:
     embedder: Embedder | None = None
 
     def __post_init__(self) -> None:
-        if self.top_k < 1:
-            raise ConfigurationError("SemanticRecallConfig: top_k must be at least 1")
-        if self.scope not in ("thread", "resource"):
-            raise ConfigurationError(
-                f"SemanticRecallConfig: scope must be 'thread' or 'resource' (got {self.scope!r})"
-            )
-        before, after = self.range
-        if before < 0 or after < 0:
-            raise ConfigurationError("SemanticRecallConfig: message_range must not be negative")
+        owner = "SemanticRecallConfig"
+        opt.integer(owner, "top_k", self.top_k, 1)
+        _check_scope(owner, self.scope)
+        _range(self.message_range)
+        if self.threshold is not None:
+            opt.number(owner, "threshold", self.threshold, -1.0, 1.0)
         if self.embedder is not None and not isinstance(self.embedder, Embedder):
             raise ConfigurationError(
-                "SemanticRecallConfig: embedder must have `dimensions` and `async embed(texts)`"
+                f"{owner}: embedder must have `dimensions` and `async embed(texts)` "
+                f"(got {self.embedder!r})"
             )
 
     @property
     def range(self) -> tuple[int, int]:
         """``(before, after)``."""
-        value = self.message_range
-        if isinstance(value, int):
-            return (value, value)
-        if isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, int) for v in value):
-            return value
+        return _range(self.message_range)
+
+
+def _check_scope(owner: str, scope: object) -> None:
+    if scope not in ("thread", "resource"):
+        raise ConfigurationError(f"{owner}: scope must be 'thread' or 'resource' (got {scope!r})")
+
+
+def _range(value: object) -> tuple[int, int]:
+    """``message_range`` as ``(before, after)``: an int, or a pair of ints, each >= 0."""
+    pair = value if isinstance(value, tuple) and len(value) == 2 else (value, value)
+    ints = [v for v in pair if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
+    if len(ints) != 2:
         raise ConfigurationError(
-            f"SemanticRecallConfig: message_range must be an int or (before, after) (got {value!r})"
+            "SemanticRecallConfig: message_range must be an int >= 0 or a pair (before, after) "
+            f"of ints >= 0 (got {value!r})"
         )
+    return (ints[0], ints[1])

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from procession.errors import ConfigurationError
+from procession.memory import _options as opt
 
 __all__ = ["Embedder", "HashEmbedder", "MiniLMEmbedder", "default_embedder", "minilm_model_dir"]
 
@@ -60,9 +61,7 @@ class HashEmbedder:
     """
 
     def __init__(self, dimensions: int = 256) -> None:
-        if dimensions < 2:
-            raise ConfigurationError("HashEmbedder: dimensions must be at least 2")
-        self._dimensions = dimensions
+        self._dimensions = opt.integer("HashEmbedder", "dimensions", dimensions, 2)
 
     @property
     def dimensions(self) -> int:
@@ -86,6 +85,11 @@ class HashEmbedder:
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text."""
+        if isinstance(texts, str):
+            raise TypeError("embed takes a sequence of texts, not one string")
+        for index, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"embed takes strings (got {text!r} at index {index})")
         return [self.embed_one(text) for text in texts]
 
 
@@ -128,6 +132,13 @@ class MiniLMEmbedder:
         max_length: int = 256,
         batch_size: int = 32,
     ) -> None:
+        owner = "MiniLMEmbedder"
+        if model_dir is not None and not isinstance(model_dir, str | os.PathLike):
+            raise ConfigurationError(
+                f"{owner}: model_dir must be a directory path (got {model_dir!r})"
+            )
+        self.max_length = opt.integer(owner, "max_length", max_length, 3, 512)
+        self.batch_size = opt.integer(owner, "batch_size", batch_size, 1)
         missing = _missing_modules()
         if missing:
             raise ConfigurationError(f"MiniLMEmbedder needs {', '.join(missing)}: {_INSTALL_HINT}")
@@ -139,11 +150,7 @@ class MiniLMEmbedder:
         for name in ("tokenizer.json", "model.safetensors"):
             if not (directory / name).is_file():
                 raise ConfigurationError(f"MiniLMEmbedder: {directory / name} is missing")
-        if not 2 < max_length <= 512:
-            raise ConfigurationError("MiniLMEmbedder: max_length must be between 3 and 512")
         self.model_dir = directory
-        self.max_length = max_length
-        self.batch_size = max(1, batch_size)
         self._model: _Bert | None = None
         self._lock = threading.Lock()
 

@@ -15,6 +15,7 @@ a run stores into it. A completed run is stored once, after every ``process_outp
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from types import TracebackType
@@ -23,9 +24,11 @@ from typing import Any
 from procession.chunks import Usage
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.memory import _options as opt
 from procession.memory.base import Turn
 from procession.memory.config import SemanticRecallConfig, WorkingMemoryConfig
 from procession.memory.embedding import Embedder, default_embedder
+from procession.memory.limits import check_storable
 from procession.memory.processors import (
     MessageHistory,
     SemanticRecall,
@@ -55,6 +58,10 @@ class Memory:
             messages (needs an embedder: by default the offline MiniLM one).
         read_only: Read history, working memory and recall, but store nothing and offer no
             ``update_working_memory`` tool.
+
+    Raises:
+        ConfigurationError: an argument of the wrong type or out of range (D35), naming the
+            argument, the value and what is expected.
     """
 
     def __init__(
@@ -66,18 +73,22 @@ class Memory:
         semantic_recall: bool | SemanticRecallConfig = False,
         read_only: bool = False,
     ) -> None:
+        if storage is not None and not isinstance(storage, Storage):
+            raise ConfigurationError(
+                f"Memory: storage must implement the Storage protocol (got {storage!r}, "
+                f"which lacks {', '.join(_missing_methods(storage))})"
+            )
+        self.read_only = opt.flag("Memory", "read_only", read_only)
+        last_messages = opt.integer("Memory", "last_messages", last_messages, 0)
+        self.working_memory_config = _working(working_memory)
+        self.semantic_recall_config = _recall(semantic_recall)
         self._owns_storage = storage is None
         if storage is None:
             from procession.memory.sqlite import SQLiteStorage
 
             path = os.environ.get("PROCESSION_DB") or DEFAULT_DB
             storage = SQLiteStorage(os.path.abspath(path))
-        elif not isinstance(storage, Storage):
-            raise ConfigurationError(f"Memory: storage must implement Storage (got {storage!r})")
         self.storage: Storage = storage
-        self.read_only = read_only
-        self.working_memory_config = _working(working_memory)
-        self.semantic_recall_config = _recall(semantic_recall)
         self.embedder: Embedder | None = None
         self.history = MessageHistory(storage, last_messages=last_messages)
         self.working = (
@@ -96,11 +107,27 @@ class Memory:
 
     # -- the AgentMemory seam --------------------------------------------------------------
 
-    async def prepare(self, request_context: RequestContext) -> None:
-        """Check the call before any hook runs: it names a thread and a resource, and the
-        thread (if it exists) belongs to that resource. Errors end the run as they are."""
+    async def prepare(
+        self, request_context: RequestContext, messages: Sequence[Message] | None = None
+    ) -> None:
+        """Check the call before any hook runs; errors end the run as they are.
+
+        The call names a thread and a resource that storage can hold, and the thread, if it
+        exists, belongs to that resource (``ThreadOwnershipError``). Given the run's input
+        ``messages`` (unless the memory is read-only), they are checked too (D34): each is a
+        record every backend can store (:func:`~procession.memory.check_storable`,
+        ``InvalidRecordError``), and no id is stored in another thread
+        (``MessageThreadError``) or for another resource (``ThreadOwnershipError``), so such
+        a run fails before the model is called instead of at the commit.
+        """
         thread_id, resource_id = require_ids(request_context)
-        await self.storage.get_thread(thread_id, resource_id=resource_id)  # raises if foreign
+        check_storable(thread_id=thread_id, resource_id=resource_id)
+        if messages and not self.read_only:
+            check_storable(messages, thread_id=thread_id)
+            ids = [m.id for m in messages]
+            await self.storage.check_message_ids(thread_id, ids, resource_id=resource_id)
+        else:
+            await self.storage.get_thread(thread_id, resource_id=resource_id)  # raises if foreign
 
     def input_processors(self, request_context: RequestContext) -> list[Any]:
         """Working memory, message history, semantic recall (Mastra's order).
@@ -123,8 +150,10 @@ class Memory:
 
         Messages are stored only when this memory's ``message-history`` processor took part
         (a processor with that id in the agent's own lane replaces it, storage included), and
-        vectors only when its ``semantic-recall`` did. Embeddings are computed before anything
-        is written, so a failing embedder stores nothing.
+        vectors only when its ``semantic-recall`` did. What would be stored is checked first
+        (:func:`~procession.memory.check_storable`), so a value no backend can store fails the
+        run with ``InvalidRecordError`` on every backend (D34). Embeddings are computed before
+        anything is written, so a failing embedder stores nothing.
         """
         if self.read_only:
             return
@@ -134,6 +163,9 @@ class Memory:
         if id(self.history) in took_part:
             messages = messages_to_store(turn.messages)
         update = self.working.surviving_update(turn.response) if self.working is not None else None
+        check_storable(
+            messages, thread_id=thread_id, resource_id=resource_id, working_memory=update
+        )
         vectors: list[VectorItem] = []
         if self.recall is not None and messages and id(self.recall) in took_part:
             vectors = await self._vectors(messages, thread_id, resource_id)
@@ -269,6 +301,11 @@ class Memory:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _missing_methods(storage: object) -> list[str]:
+    wanted = [name for name, value in vars(Storage).items() if inspect.iscoroutinefunction(value)]
+    return [name for name in wanted if not callable(getattr(storage, name, None))]
 
 
 def _working(value: bool | WorkingMemoryConfig) -> WorkingMemoryConfig:

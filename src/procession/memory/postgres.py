@@ -15,14 +15,22 @@ since Debian's PostgreSQL ships without pgvector.
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 
-from procession.errors import StorageError, ThreadOwnershipError
+from procession.errors import (
+    ConfigurationError,
+    MessageThreadError,
+    ProcessionError,
+    StorageError,
+    ThreadOwnershipError,
+)
+from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
 from procession.memory.ledger import UsageRecord, UsageTotals
@@ -116,13 +124,34 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[])
     WITH ORDINALITY AS m (id, role, type, created_at, body, n)
 ORDER BY m.n
 ON CONFLICT (id) DO UPDATE SET
-    thread_id = excluded.thread_id, role = excluded.role, type = excluded.type,
-    created_at = excluded.created_at, body = excluded.body
-WHERE messages.resource_id = excluded.resource_id
+    role = excluded.role, type = excluded.type, created_at = excluded.created_at,
+    body = excluded.body
+WHERE messages.resource_id = excluded.resource_id AND messages.thread_id = excluded.thread_id
 RETURNING id
 """
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _database_errors(
+    method: Callable[Concatenate[PostgresStorage, P], Awaitable[R]],
+) -> Callable[Concatenate[PostgresStorage, P], Coroutine[Any, Any, R]]:
+    """Turn the driver's errors into ``StorageError``, as SQLite's are (the same error type
+    on every backend); procession's own errors pass unchanged."""
+
+    @functools.wraps(method)
+    async def call(self: PostgresStorage, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(self, *args, **kwargs)
+        except ProcessionError:  # ThreadOwnershipError is also an OSError (PermissionError)
+            raise
+        except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+            raise StorageError(f"{self!r}: {type(error).__name__}: {error}") from error
+
+    return call
 
 
 class PostgresStorage:
@@ -133,17 +162,27 @@ class PostgresStorage:
         min_size: Connections the pool keeps open.
         max_size: Most connections the pool opens.
         schema: The PostgreSQL schema holding the tables (created if missing).
+
+    Raises:
+        ConfigurationError: an argument of the wrong type or out of range, or a schema name
+            that is not a lower-case SQL identifier.
     """
 
     def __init__(
         self, dsn: str, *, min_size: int = 1, max_size: int = 10, schema: str = "public"
     ) -> None:
-        if not _SCHEMA_NAME.match(schema):
-            raise StorageError(f"schema must be a lower-case SQL identifier (got {schema!r})")
+        if not isinstance(dsn, str) or not dsn:
+            raise ConfigurationError(
+                f"PostgresStorage: dsn must be a non-empty connection string (got {dsn!r})"
+            )
+        if not isinstance(schema, str) or not _SCHEMA_NAME.match(schema):
+            raise ConfigurationError(
+                f"PostgresStorage: schema must be a lower-case SQL identifier (got {schema!r})"
+            )
+        self._min_size = opt.integer("PostgresStorage", "min_size", min_size, 0)
+        self._max_size = opt.integer("PostgresStorage", "max_size", max_size, max(1, min_size))
         self.dsn = dsn
         self.schema = schema
-        self._min_size = min_size
-        self._max_size = max_size
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
         self._closed = False
@@ -188,6 +227,7 @@ class PostgresStorage:
 
     # -- threads ---------------------------------------------------------------------------
 
+    @_database_errors
     async def create_thread(
         self,
         *,
@@ -199,7 +239,8 @@ class PostgresStorage:
         """Create a thread; see :meth:`Storage.create_thread`."""
         rec.check_id(resource_id, "resource_id")
         tid = rec.check_id(thread_id, "thread_id") if thread_id is not None else new_id("thread")
-        meta = rec.encode_metadata(metadata, f"thread {tid!r}")
+        rec.check_text(title, "title", thread_id=tid)
+        meta = rec.encode_metadata(metadata, "metadata", thread_id=tid)
         pool = await self._get_pool()
         async with pool.acquire() as conn:
             row = await conn.fetchrow(
@@ -219,8 +260,11 @@ class PostgresStorage:
             raise ThreadOwnershipError(tid, resource_id, owner)
         raise StorageError(f"thread {tid!r} already exists")
 
+    @_database_errors
     async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
         """The thread, or ``None``; see :meth:`Storage.get_thread`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
         pool = await self._get_pool()
         row = await pool.fetchrow(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = $1", thread_id)
         if row is None:
@@ -228,6 +272,7 @@ class PostgresStorage:
         _check_owner(thread_id, resource_id, row["resource_id"])
         return _thread(row)
 
+    @_database_errors
     async def update_thread(
         self,
         thread_id: str,
@@ -237,7 +282,10 @@ class PostgresStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Set the title and merge metadata; see :meth:`Storage.update_thread`."""
-        patch = rec.encode_metadata(metadata, f"thread {thread_id!r}")
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        rec.check_text(title, "title", thread_id=thread_id)
+        patch = rec.encode_metadata(metadata, "metadata", thread_id=thread_id)
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             owner = await _owner(conn, thread_id, lock=True)
@@ -255,11 +303,13 @@ class PostgresStorage:
             )
         return _thread(row)
 
+    @_database_errors
     async def list_threads(
         self, resource_id: str, *, limit: int | None = None, offset: int = 0
     ) -> list[Thread]:
         """The resource's threads, most recently updated first."""
         rec.check_id(resource_id, "resource_id")
+        limit, offset = rec.check_page(limit, offset)
         pool = await self._get_pool()
         rows = await pool.fetch(
             f"SELECT {_THREAD_COLUMNS} FROM threads WHERE resource_id = $1"
@@ -270,8 +320,11 @@ class PostgresStorage:
         )
         return [_thread(row) for row in rows]
 
+    @_database_errors
     async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
         """Delete a thread, its messages and vectors; ``False`` if it did not exist."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             owner = await _owner(conn, thread_id, lock=True)
@@ -284,6 +337,7 @@ class PostgresStorage:
 
     # -- messages --------------------------------------------------------------------------
 
+    @_database_errors
     async def save_turn(
         self,
         thread_id: str,
@@ -294,27 +348,41 @@ class PostgresStorage:
         vectors: Sequence[VectorItem] = (),
     ) -> None:
         """Persist one run in one transaction; see :meth:`Storage.save_turn`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        encoded = [rec.encode_message(m) for m in rec.dedupe(messages)]
-        columns = [list(column) for column in zip(*encoded, strict=True)] or [[]] * 5
-        if working_memory is not None:
-            _check_working_memory(working_memory.text)
-        vector_rows = _vector_rows(vectors)
+        turn = rec.prepare_turn(thread_id, resource_id, messages, working_memory, vectors)
+        columns = [list(column) for column in zip(*turn.messages, strict=True)] or [[]] * 5
+        update = turn.working_memory
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             # The upsert locks the thread row: turns on one thread queue up here.
             owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
             _check_owner(thread_id, resource_id, owner)
             saved = await conn.fetch(_UPSERT_MESSAGES, *columns, thread_id, resource_id)
-            if len(saved) != len(encoded):
-                await _raise_foreign_message(conn, columns[0], resource_id)
-            if working_memory is not None:
-                await _write_working_memory(
-                    conn, working_memory.text, resource_id, working_memory.thread_id
+            if len(saved) != len(turn.messages):
+                await _refuse_foreign_messages(conn, turn.ids, thread_id, resource_id)
+                raise StorageError(  # pragma: no cover - the upsert skipped a row otherwise
+                    "save_turn: some messages were not written; the turn was rolled back"
                 )
-            await _write_vectors(conn, vector_rows)
+            if update is not None:
+                await _write_working_memory(conn, update.text, resource_id, update.thread_id)
+            await _write_vectors(conn, turn.vectors)
 
+    @_database_errors
+    async def check_message_ids(
+        self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
+    ) -> None:
+        """Refuse ids stored elsewhere; see :meth:`Storage.check_message_ids`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        ids = rec.check_ids(message_ids, "message id")
+        pool = await self._get_pool()
+        async with pool.acquire() as conn:
+            owner = await _owner(conn, thread_id)
+            if owner is not None:
+                _check_owner(thread_id, resource_id, owner)
+            if ids:
+                await _refuse_foreign_messages(conn, ids, thread_id, resource_id)
+
+    @_database_errors
     async def list_messages(
         self,
         thread_id: str,
@@ -324,7 +392,10 @@ class PostgresStorage:
         before: datetime | str | None = None,
     ) -> list[Message]:
         """A thread's messages, oldest first; see :meth:`Storage.list_messages`."""
-        if last is not None and last <= 0:
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        last, before = rec.check_history(last, before)
+        if last == 0:
             return []
         pool = await self._get_pool()
         async with pool.acquire() as conn:
@@ -347,6 +418,7 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def list_messages_around(
         self,
         thread_id: str,
@@ -357,9 +429,10 @@ class PostgresStorage:
         after: int = 0,
     ) -> list[Message]:
         """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
-        if before < 0 or after < 0:
-            raise StorageError(f"before and after must be >= 0 (got {before}, {after})")
+        before, after = rec.check_range(before, after)
         pool = await self._get_pool()
         async with pool.acquire() as conn:
             owner = await _owner(conn, thread_id)
@@ -372,10 +445,12 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:
         """The resource's messages with these ids, oldest first."""
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
         pool = await self._get_pool()
         rows = await pool.fetch(
@@ -389,8 +464,10 @@ class PostgresStorage:
             for r in rows
         ]
 
+    @_database_errors
     async def delete_messages(self, message_ids: Sequence[str], *, resource_id: str) -> int:
         """Delete the resource's messages with these ids and their vectors."""
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
@@ -415,11 +492,14 @@ class PostgresStorage:
 
     # -- working memory and resources ------------------------------------------------------
 
+    @_database_errors
     async def get_working_memory(
         self, *, resource_id: str, thread_id: str | None = None
     ) -> str | None:
         """Working memory of a thread or of the resource."""
         rec.check_id(resource_id, "resource_id")
+        if thread_id is not None:
+            rec.check_id(thread_id, "thread_id")
         pool = await self._get_pool()
         if thread_id is None:
             value = await pool.fetchval(
@@ -434,16 +514,18 @@ class PostgresStorage:
         _check_owner(thread_id, resource_id, row[0])
         return None if row[1] is None else str(row[1])
 
+    @_database_errors
     async def set_working_memory(
         self, text: str | None, *, resource_id: str, thread_id: str | None = None
     ) -> None:
         """Replace the working memory of a thread (created if missing) or of the resource."""
         rec.check_id(resource_id, "resource_id")
-        _check_working_memory(text)
+        rec.check_working_memory(WorkingMemoryUpdate(text, thread_id))
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             await _write_working_memory(conn, text, resource_id, thread_id)
 
+    @_database_errors
     async def get_resource(self, resource_id: str) -> Resource | None:
         """The resource record, or ``None``."""
         rec.check_id(resource_id, "resource_id")
@@ -453,10 +535,11 @@ class PostgresStorage:
         )
         return None if row is None else _resource(resource_id, row[0], row[1])
 
+    @_database_errors
     async def update_resource(self, resource_id: str, *, metadata: dict[str, Any]) -> Resource:
         """Merge metadata into the resource's, creating the record if needed."""
         rec.check_id(resource_id, "resource_id")
-        patch = rec.encode_metadata(metadata, f"resource {resource_id!r}")
+        patch = rec.encode_metadata(metadata, f"resource[{resource_id!r}].metadata")
         pool = await self._get_pool()
         row = await pool.fetchrow(
             "INSERT INTO resources (id, metadata, updated_at) VALUES ($1, $2::jsonb, $3)"
@@ -471,15 +554,17 @@ class PostgresStorage:
 
     # -- vectors ---------------------------------------------------------------------------
 
+    @_database_errors
     async def upsert_vectors(self, items: Sequence[VectorItem]) -> None:
         """Store message embeddings as float32 ``bytea``."""
-        rows = _vector_rows(items)
+        rows = rec.vector_rows(items)
         if not rows:
             return
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             await _write_vectors(conn, rows)
 
+    @_database_errors
     async def query_vectors(
         self,
         vector: Sequence[float],
@@ -491,6 +576,10 @@ class PostgresStorage:
     ) -> list[VectorHit]:
         """The most cosine-similar stored embeddings, best first (ranked in the app)."""
         to_blob(vector)
+        rec.check_id(resource_id, "resource_id")
+        if thread_id is not None:
+            rec.check_id(thread_id, "thread_id")
+        top_k, threshold = rec.check_query(top_k, threshold)
         pool = await self._get_pool()
         rows = await pool.fetch(
             "SELECT message_id, thread_id, vector FROM vectors"
@@ -623,15 +712,22 @@ def _check_owner(thread_id: str, resource_id: str, owner: object) -> None:
         raise ThreadOwnershipError(thread_id, resource_id, str(owner))
 
 
-async def _raise_foreign_message(conn: Conn, ids: list[str], resource_id: str) -> None:
+async def _refuse_foreign_messages(
+    conn: Conn, ids: list[str], thread_id: str, resource_id: str
+) -> None:
+    """Refuse ids stored for another resource, then ids stored in another thread (D34)."""
     row = await conn.fetchrow(
-        "SELECT id, resource_id FROM messages WHERE id = ANY($1::text[]) AND resource_id <> $2",
+        "SELECT id, thread_id, resource_id FROM messages WHERE id = ANY($1::text[])"
+        " AND (resource_id <> $3 OR thread_id <> $2) ORDER BY resource_id = $3 LIMIT 1",
         ids,
+        thread_id,
         resource_id,
     )
-    if row is None:  # pragma: no cover - the upsert skipped a row for another reason
-        raise StorageError("save_turn: some messages were not written; the turn was rolled back")
-    raise ThreadOwnershipError(row[0], resource_id, row[1], kind="message")
+    if row is None:
+        return
+    if row[2] != resource_id:
+        raise ThreadOwnershipError(row[0], resource_id, row[2], kind="message")
+    raise MessageThreadError(row[0], thread_id, row[1])
 
 
 async def _refuse_foreign_vectors(conn: Conn, rows: list[tuple[str, str, str, bytes]]) -> None:
@@ -682,11 +778,6 @@ def _resource(resource_id: str, working_memory: str | None, metadata: str | None
     return Resource(id=resource_id, working_memory=working_memory, metadata=meta)
 
 
-def _check_working_memory(text: object) -> None:
-    if text is not None and not isinstance(text, str):
-        raise StorageError(f"working memory must be a string (got {type(text).__name__})")
-
-
 async def _write_working_memory(
     conn: Any, text: str | None, resource_id: str, thread_id: str | None
 ) -> None:
@@ -726,22 +817,8 @@ SELECT id, body::text FROM messages
  ORDER BY created_at, seq
 """
 
-_VectorRow = tuple[str, str, str, bytes]
 
-
-def _vector_rows(items: Sequence[VectorItem]) -> list[_VectorRow]:
-    return [
-        (
-            rec.check_id(mid, "message id"),
-            rec.check_id(tid, "thread_id"),
-            rec.check_id(rid, "resource_id"),
-            to_blob(vector),
-        )
-        for mid, tid, rid, vector in items
-    ]
-
-
-async def _write_vectors(conn: Any, rows: list[_VectorRow]) -> None:
+async def _write_vectors(conn: Any, rows: list[rec.VectorRow]) -> None:
     if not rows:
         return
     await _refuse_foreign_vectors(conn, rows)

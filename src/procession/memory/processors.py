@@ -16,6 +16,7 @@ from typing import Any
 
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.memory import _options as opt
 from procession.memory._working import TOOL_NAME, WorkingMemoryFormat
 from procession.memory.config import SemanticRecallConfig, WorkingMemoryConfig
 from procession.memory.embedding import Embedder
@@ -59,6 +60,15 @@ def require_ids(request_context: RequestContext, what: str = "memory") -> tuple[
     assert thread_id is not None
     assert resource_id is not None
     return thread_id, resource_id
+
+
+def _storage(processor: Processor, storage: object) -> Storage:
+    if not isinstance(storage, Storage):
+        raise ConfigurationError(
+            f"{type(processor).__name__}: storage must implement the Storage protocol "
+            f"(got {storage!r})"
+        )
+    return storage
 
 
 def _keep_part(part: object) -> bool:
@@ -129,10 +139,8 @@ class MessageHistory(Processor):
     id = "message-history"
 
     def __init__(self, storage: Storage, *, last_messages: int = 10) -> None:
-        if isinstance(last_messages, bool) or last_messages < 0:
-            raise ConfigurationError("MessageHistory: last_messages must be an int >= 0")
-        self.storage = storage
-        self.last_messages = last_messages
+        self.storage = _storage(self, storage)
+        self.last_messages = opt.integer("MessageHistory", "last_messages", last_messages, 0)
 
     async def process_input(
         self, *, message_list: MessageList, request_context: RequestContext, **_: Any
@@ -168,10 +176,14 @@ class WorkingMemory(Processor):
     def __init__(
         self, storage: Storage, config: WorkingMemoryConfig, *, read_only: bool = False
     ) -> None:
-        self.storage = storage
+        if not isinstance(config, WorkingMemoryConfig):
+            raise ConfigurationError(
+                f"WorkingMemory: config must be a WorkingMemoryConfig (got {config!r})"
+            )
+        self.storage = _storage(self, storage)
         self.config = config
         self.format = WorkingMemoryFormat(config)
-        self.read_only = read_only
+        self.read_only = opt.flag("WorkingMemory", "read_only", read_only)
 
     def target(self, thread_id: str | None) -> str | None:
         """The thread id working memory is kept under (``None``: the resource)."""
@@ -231,7 +243,16 @@ class SemanticRecall(Processor):
     id = "semantic-recall"
 
     def __init__(self, storage: Storage, config: SemanticRecallConfig, embedder: Embedder) -> None:
-        self.storage = storage
+        if not isinstance(config, SemanticRecallConfig):
+            raise ConfigurationError(
+                f"SemanticRecall: config must be a SemanticRecallConfig (got {config!r})"
+            )
+        if not isinstance(embedder, Embedder):
+            raise ConfigurationError(
+                "SemanticRecall: embedder must have `dimensions` and `async embed(texts)` "
+                f"(got {embedder!r})"
+            )
+        self.storage = _storage(self, storage)
         self.config = config
         self.embedder = embedder
 

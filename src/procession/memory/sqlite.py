@@ -19,7 +19,13 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeVar
 
-from procession.errors import StorageError, ThreadOwnershipError
+from procession.errors import (
+    ConfigurationError,
+    MessageThreadError,
+    StorageError,
+    ThreadOwnershipError,
+)
+from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
 from procession.memory.ledger import UsageRecord, UsageTotals
@@ -103,9 +109,9 @@ _UPSERT_MESSAGE = """
 INSERT INTO messages (id, thread_id, resource_id, role, type, created_at, body)
 VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
-    thread_id = excluded.thread_id, role = excluded.role, type = excluded.type,
-    created_at = excluded.created_at, body = excluded.body
-WHERE messages.resource_id = excluded.resource_id
+    role = excluded.role, type = excluded.type, created_at = excluded.created_at,
+    body = excluded.body
+WHERE messages.resource_id = excluded.resource_id AND messages.thread_id = excluded.thread_id
 """
 
 
@@ -116,11 +122,20 @@ class SQLiteStorage:
         path: The database file (created if missing), or ``":memory:"`` for a private
             in-memory database (tests).
         busy_timeout: Seconds a writer waits for another process's write to finish.
+
+    Raises:
+        ConfigurationError: ``path`` is not a non-empty path, or ``busy_timeout`` is not a
+            number >= 0.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 30.0) -> None:
-        self.path = os.fspath(path)
-        self._busy_ms = int(busy_timeout * 1000)
+        name = os.fspath(path) if isinstance(path, str | os.PathLike) else None
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError(
+                f"SQLiteStorage: path must be a file path or ':memory:' (got {path!r})"
+            )
+        self.path = name
+        self._busy_ms = int(opt.number("SQLiteStorage", "busy_timeout", busy_timeout, 0) * 1000)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="procession-sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
@@ -189,7 +204,8 @@ class SQLiteStorage:
         """Create a thread; see :meth:`Storage.create_thread`."""
         rec.check_id(resource_id, "resource_id")
         tid = rec.check_id(thread_id, "thread_id") if thread_id is not None else new_id("thread")
-        meta = rec.encode_metadata(metadata, f"thread {tid!r}")
+        rec.check_text(title, "title", thread_id=tid)
+        meta = rec.encode_metadata(metadata, "metadata", thread_id=tid)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> Thread:
@@ -209,6 +225,8 @@ class SQLiteStorage:
 
     async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
         """The thread, or ``None``; see :meth:`Storage.get_thread`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
 
         def work(conn: sqlite3.Connection) -> Thread | None:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -226,7 +244,10 @@ class SQLiteStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Set the title and merge metadata; see :meth:`Storage.update_thread`."""
-        rec.encode_metadata(metadata, f"thread {thread_id!r}")
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        rec.check_text(title, "title", thread_id=thread_id)
+        rec.encode_metadata(metadata, "metadata", thread_id=thread_id)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> Thread:
@@ -239,7 +260,7 @@ class SQLiteStorage:
                 " WHERE id = ?",
                 (
                     current.title if title is None else title,
-                    rec.encode_metadata(merged, f"thread {thread_id!r}"),
+                    rec.encode_metadata(merged, "metadata", thread_id=thread_id),
                     stamp,
                     thread_id,
                 ),
@@ -253,6 +274,7 @@ class SQLiteStorage:
     ) -> list[Thread]:
         """The resource's threads, most recently updated first."""
         rec.check_id(resource_id, "resource_id")
+        limit, offset = rec.check_page(limit, offset)
 
         def work(conn: sqlite3.Connection) -> list[Thread]:
             rows = conn.execute(
@@ -266,6 +288,8 @@ class SQLiteStorage:
 
     async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
         """Delete a thread, its messages and vectors; ``False`` if it did not exist."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
 
         def work(conn: sqlite3.Connection) -> bool:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -289,28 +313,37 @@ class SQLiteStorage:
         vectors: Sequence[VectorItem] = (),
     ) -> None:
         """Persist one run in one transaction; see :meth:`Storage.save_turn`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        turn = rec.prepare_turn(thread_id, resource_id, messages, working_memory, vectors)
         rows = [
             (mid, thread_id, resource_id, role, kind, rec.to_micros(created), body)
-            for mid, role, kind, created, body in map(rec.encode_message, rec.dedupe(messages))
+            for mid, role, kind, created, body in turn.messages
         ]
-        if working_memory is not None:
-            _check_working_memory(working_memory.text)
-        vector_rows = _vector_rows(vectors)
+        update = turn.working_memory
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> None:
             _ensure_thread(conn, thread_id, resource_id, stamp)
-            _refuse_foreign_messages(conn, [r[0] for r in rows], resource_id)
+            _refuse_foreign_messages(conn, turn.ids, thread_id, resource_id)
             conn.executemany(_UPSERT_MESSAGE, rows)
-            if working_memory is not None:
-                _write_working_memory(
-                    conn, working_memory.text, resource_id, working_memory.thread_id, stamp
-                )
-            _write_vectors(conn, vector_rows)
+            if update is not None:
+                _write_working_memory(conn, update.text, resource_id, update.thread_id, stamp)
+            _write_vectors(conn, turn.vectors)
 
         await self._write(work)
+
+    async def check_message_ids(
+        self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
+    ) -> None:
+        """Refuse ids stored elsewhere; see :meth:`Storage.check_message_ids`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        ids = rec.check_ids(message_ids, "message id")
+
+        def work(conn: sqlite3.Connection) -> None:
+            _checked_owner(conn, thread_id, resource_id)
+            _refuse_foreign_messages(conn, ids, thread_id, resource_id)
+
+        await self._run(work)
 
     async def list_messages(
         self,
@@ -321,7 +354,10 @@ class SQLiteStorage:
         before: datetime | str | None = None,
     ) -> list[Message]:
         """A thread's messages, oldest first; see :meth:`Storage.list_messages`."""
-        if last is not None and last <= 0:
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
+        last, before = rec.check_history(last, before)
+        if last == 0:
             return []
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str]]:
@@ -353,9 +389,10 @@ class SQLiteStorage:
         after: int = 0,
     ) -> list[Message]:
         """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
+        rec.check_id(thread_id, "thread_id")
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
-        if before < 0 or after < 0:
-            raise StorageError(f"before and after must be >= 0 (got {before}, {after})")
+        before, after = rec.check_range(before, after)
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str]]:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -387,6 +424,7 @@ class SQLiteStorage:
         self, message_ids: Sequence[str], *, resource_id: str
     ) -> list[Message]:
         """The resource's messages with these ids, oldest first."""
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
@@ -409,6 +447,7 @@ class SQLiteStorage:
 
     async def delete_messages(self, message_ids: Sequence[str], *, resource_id: str) -> int:
         """Delete the resource's messages with these ids and their vectors."""
+        rec.check_id(resource_id, "resource_id")
         ids = rec.check_ids(message_ids, "message id")
         stamp = rec.to_micros(rec.now())
 
@@ -440,6 +479,8 @@ class SQLiteStorage:
     ) -> str | None:
         """Working memory of a thread or of the resource."""
         rec.check_id(resource_id, "resource_id")
+        if thread_id is not None:
+            rec.check_id(thread_id, "thread_id")
 
         def work(conn: sqlite3.Connection) -> str | None:
             if thread_id is not None:
@@ -458,7 +499,7 @@ class SQLiteStorage:
     ) -> None:
         """Replace the working memory of a thread (created if missing) or of the resource."""
         rec.check_id(resource_id, "resource_id")
-        _check_working_memory(text)
+        rec.check_working_memory(WorkingMemoryUpdate(text, thread_id))
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> None:
@@ -482,7 +523,8 @@ class SQLiteStorage:
     async def update_resource(self, resource_id: str, *, metadata: dict[str, Any]) -> Resource:
         """Merge metadata into the resource's, creating the record if needed."""
         rec.check_id(resource_id, "resource_id")
-        rec.encode_metadata(metadata, f"resource {resource_id!r}")
+        where = f"resource[{resource_id!r}].metadata"
+        rec.encode_metadata(metadata, where)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> tuple[str | None, str]:
@@ -490,7 +532,7 @@ class SQLiteStorage:
                 "SELECT working_memory, metadata FROM resources WHERE id = ?", (resource_id,)
             ).fetchone()
             current = _resource(resource_id, None, None if row is None else row[1]).metadata
-            merged = rec.encode_metadata({**current, **metadata}, f"resource {resource_id!r}")
+            merged = rec.encode_metadata({**current, **metadata}, where)
             conn.execute(
                 "INSERT INTO resources (id, metadata, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET metadata = excluded.metadata,"
@@ -506,7 +548,7 @@ class SQLiteStorage:
 
     async def upsert_vectors(self, items: Sequence[VectorItem]) -> None:
         """Store message embeddings as float32 blobs."""
-        rows = _vector_rows(items)
+        rows = rec.vector_rows(items)
 
         def work(conn: sqlite3.Connection) -> None:
             _write_vectors(conn, rows)
@@ -524,6 +566,10 @@ class SQLiteStorage:
     ) -> list[VectorHit]:
         """The most cosine-similar stored embeddings, best first (ranked in the app)."""
         to_blob(vector)
+        rec.check_id(resource_id, "resource_id")
+        if thread_id is not None:
+            rec.check_id(thread_id, "thread_id")
+        top_k, threshold = rec.check_query(top_k, threshold)
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
             sql = "SELECT message_id, thread_id, vector FROM vectors WHERE resource_id = ?"
@@ -669,15 +715,21 @@ def _ensure_thread(conn: sqlite3.Connection, thread_id: str, resource_id: str, s
         )
 
 
-def _refuse_foreign_messages(conn: sqlite3.Connection, ids: list[str], resource_id: str) -> None:
+def _refuse_foreign_messages(
+    conn: sqlite3.Connection, ids: list[str], thread_id: str, resource_id: str
+) -> None:
+    """Refuse ids stored for another resource, then ids stored in another thread (D34)."""
     for chunk in _chunks(ids):
         marks = ",".join("?" * len(chunk))
         row = conn.execute(
-            f"SELECT id, resource_id FROM messages WHERE id IN ({marks}) AND resource_id != ?",
-            (*chunk, resource_id),
+            f"SELECT id, thread_id, resource_id FROM messages WHERE id IN ({marks})"
+            " AND (resource_id != ? OR thread_id != ?) ORDER BY resource_id = ? LIMIT 1",
+            (*chunk, resource_id, thread_id, resource_id),
         ).fetchone()
         if row is not None:
-            raise ThreadOwnershipError(row[0], resource_id, row[1], kind="message")
+            if row[2] != resource_id:
+                raise ThreadOwnershipError(row[0], resource_id, row[2], kind="message")
+            raise MessageThreadError(row[0], thread_id, row[1])
 
 
 def _before_clause(
@@ -723,11 +775,6 @@ def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-def _check_working_memory(text: object) -> None:
-    if text is not None and not isinstance(text, str):
-        raise StorageError(f"working memory must be a string (got {type(text).__name__})")
-
-
 def _write_working_memory(
     conn: sqlite3.Connection,
     text: str | None,
@@ -756,22 +803,8 @@ _LATER = (
     " AND (created_at, seq) > (?, ?) ORDER BY created_at, seq LIMIT ?"
 )
 
-_VectorRow = tuple[str, str, str, bytes]
 
-
-def _vector_rows(items: Sequence[VectorItem]) -> list[_VectorRow]:
-    return [
-        (
-            rec.check_id(mid, "message id"),
-            rec.check_id(tid, "thread_id"),
-            rec.check_id(rid, "resource_id"),
-            to_blob(vector),
-        )
-        for mid, tid, rid, vector in items
-    ]
-
-
-def _write_vectors(conn: sqlite3.Connection, rows: list[_VectorRow]) -> None:
+def _write_vectors(conn: sqlite3.Connection, rows: list[rec.VectorRow]) -> None:
     for mid, tid, rid, _ in rows:
         owner = _owner(conn, tid)
         if owner is not None and owner != rid:

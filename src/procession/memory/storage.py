@@ -2,7 +2,14 @@
 
 Everything is scoped by a *resource* (a user, an account: whoever owns the conversation). A
 thread belongs to exactly one resource; a call that names another resource's thread raises
-:class:`~procession.errors.ThreadOwnershipError` and reads or changes nothing of it.
+:class:`~procession.errors.ThreadOwnershipError` and reads or changes nothing of it. A message
+belongs to one thread for good: saving its id into another thread raises
+:class:`~procession.errors.MessageThreadError` (D34).
+
+Every write checks what it stores with the rules of :mod:`procession.memory.limits`: a record
+a later run could not load (D30), or a value some backend cannot hold such as a NUL character
+(D34), raises :class:`~procession.errors.InvalidRecordError` on every backend alike, and
+nothing of the call is written. Ids are checked the same way on reads.
 
 Two backends ship: :class:`~procession.memory.sqlite.SQLiteStorage` (embedded, the default) and
 :class:`~procession.memory.postgres.PostgresStorage`. Any other backend can be checked against
@@ -134,12 +141,27 @@ class Storage(Protocol):
     ) -> None:
         """Persist one completed run in one transaction (D13).
 
-        Messages are upserted by id (a message already stored in another thread of the same
-        resource moves here; one of another resource raises ``ThreadOwnershipError``), the
-        thread is created on first use and its ``updated_at`` is bumped. A working-memory
-        update and the new messages' vectors, when given, are written in the same
-        transaction: all of the run is stored, or none of it. Concurrent turns on one thread
-        are serialised: a reader sees all of a turn or none of it.
+        Messages are upserted by id: a message already in this thread is replaced; one
+        stored in another thread raises ``MessageThreadError``, one of another resource
+        ``ThreadOwnershipError`` (D34). Every message is checked first with the rules of
+        :func:`procession.memory.check_storable`: one a later run could not load, or holding a
+        value a backend cannot store, raises ``InvalidRecordError`` naming thread, message and
+        field (D30). The thread is created on first use and its ``updated_at`` is bumped. A
+        working-memory update and the new messages' vectors, when given, are written in the
+        same transaction: all of the run is stored, or none of it. Concurrent turns on one
+        thread are serialised: a reader sees all of a turn or none of it.
+        """
+        ...
+
+    async def check_message_ids(
+        self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
+    ) -> None:
+        """Refuse what ``save_turn`` would refuse for these ids, without writing (D34).
+
+        A thread of another resource raises ``ThreadOwnershipError``; an id stored for another
+        resource ``ThreadOwnershipError`` (naming the message), one stored in another thread
+        ``MessageThreadError``. Ids not stored yet, or stored in this thread, pass. Memory
+        calls it on a run's input messages before any hook runs.
         """
         ...
 

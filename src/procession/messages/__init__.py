@@ -1,4 +1,4 @@
-"""Stored messages, their parts, the JSON codec and the MessageList."""
+"""Stored messages, their parts, the JSON codec, validation and the MessageList."""
 
 from procession.messages.codec import (
     message_from_dict,
@@ -26,6 +26,7 @@ from procession.messages.parts import (
     ToolInvocationState,
     UnknownPart,
 )
+from procession.messages.validation import validate_messages
 
 __all__ = [
     "DataPart",
@@ -60,4 +61,5 @@ __all__ = [
     "part_to_dict",
     "to_model_messages",
     "to_prompt",
+    "validate_messages",
 ]

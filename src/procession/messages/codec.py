@@ -32,6 +32,7 @@ from procession.messages.parts import (
 )
 
 __all__ = [
+    "KNOWN_PART_TYPES",
     "decode_datetime",
     "encode_datetime",
     "message_from_dict",
@@ -308,6 +309,10 @@ _PART_DECODERS: dict[str, Callable[[dict[str, Any], str], Part]] = {
 }
 
 
+KNOWN_PART_TYPES = frozenset(_PART_DECODERS)
+"""The part types decoded strictly; any other ``type`` (but ``data-*``) is kept opaque (D24)."""
+
+
 def part_from_dict(obj: object, path: str = "part") -> Part:
     """Decode one stored part; an unknown ``type`` becomes an opaque :class:`UnknownPart`."""
     if not isinstance(obj, dict):
@@ -521,6 +526,8 @@ def _encode_content(content: MessageContent) -> dict[str, Any]:
 
 def message_to_dict(message: Message) -> dict[str, Any]:
     """Encode a message as Mastra's ``MastraDBMessage`` JSON object."""
+    if not isinstance(message, Message):
+        raise MessageError("message", "must be a Message", message)
     out: dict[str, Any] = {
         "id": message.id,
         "role": message.role,
@@ -544,6 +551,8 @@ def messages_to_json(messages: Iterable[Message]) -> str:
 
 def messages_from_json(text: str) -> list[Message]:
     """Decode a JSON array of stored messages."""
+    if not isinstance(text, str | bytes | bytearray):
+        raise MessageError("json", "must be JSON text (a str)", text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, TypeAlias
 
+from procession.errors import MessageError
 from procession.messages.message import Message, SystemMessage
 from procession.messages.parts import (
     DataPart,
@@ -158,26 +159,46 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
 
 
 def to_model_messages(messages: Iterable[Message]) -> list[PromptMessage]:
-    """The AI SDK v5 model-message (``core``) form of non-system messages."""
+    """The AI SDK v5 model-message (``core``) form of non-system messages.
+
+    Anything but ``Message`` objects raises ``MessageError`` naming the first bad entry.
+    """
     out: list[PromptMessage] = []
-    for message in messages:
-        role = message.role
-        if role == "user":
-            content = _user_content(message)
-            if content:
-                out.append({"role": "user", "content": content})
-        elif role == "assistant":
-            _append_assistant(message, out)
-        elif role == "system":
-            out.append({"role": "system", "content": message.text})
+    try:
+        for message in messages:
+            role = message.role
+            if role == "user":
+                content = _user_content(message)
+                if content:
+                    out.append({"role": "user", "content": content})
+            elif role == "assistant":
+                _append_assistant(message, out)
+            elif role == "system":
+                out.append({"role": "system", "content": message.text})
+    except (AttributeError, TypeError):
+        _name_the_bad_entry("messages", messages, Message)  # checked only once it failed
+        raise
     return out
 
 
 def to_prompt(system: Iterable[SystemMessage], messages: Iterable[Message]) -> Prompt:
     """Build the provider prompt: system messages in order, then the conversation."""
-    prompt: Prompt = [s.to_dict() for s in system]
+    try:
+        prompt: Prompt = [s.to_dict() for s in system]
+    except (AttributeError, TypeError):
+        _name_the_bad_entry("system", system, SystemMessage)
+        raise
     prompt.extend(to_model_messages(messages))
     return prompt
+
+
+def _name_the_bad_entry(name: str, values: object, kind: type) -> None:
+    """Raise a ``MessageError`` for the first entry of ``values`` that is not a ``kind``."""
+    if not isinstance(values, list | tuple):
+        raise MessageError(name, f"must be a list of {kind.__name__} objects", values)
+    for index, value in enumerate(values):
+        if not isinstance(value, kind):
+            raise MessageError(f"{name}[{index}]", f"must be a {kind.__name__}", value)
 
 
 def _ui_part(part: Any) -> dict[str, Any] | None:

@@ -13,19 +13,15 @@ from procession.errors import MessageError
 from procession.messages.codec import decode_datetime, message_from_dict, part_from_dict
 from procession.messages.message import ROLES, Message, MessageContent, SystemMessage, new_id
 from procession.messages.parts import (
-    DataPart,
-    ErrorPart,
     FilePart,
     Part,
     ReasoningPart,
-    SourceDocumentPart,
-    SourcePart,
     StepStartPart,
     TextPart,
     ToolInvocation,
     ToolInvocationPart,
-    UnknownPart,
 )
+from procession.messages.validation import message_problem
 
 __all__ = ["MessageInput", "ToolResultInput", "coerce_messages", "coerce_system", "system_text"]
 
@@ -41,18 +37,6 @@ _UI_STATES = {
     "approval-responded": "approval-responded",
     "output-denied": "output-denied",
 }
-_PART_TYPES = (
-    TextPart,
-    ReasoningPart,
-    ToolInvocationPart,
-    SourcePart,
-    SourceDocumentPart,
-    FilePart,
-    StepStartPart,
-    ErrorPart,
-    DataPart,
-    UnknownPart,
-)
 
 
 def system_text(message: Message) -> str:
@@ -67,21 +51,11 @@ def system_text(message: Message) -> str:
 
 
 def _check_message(message: Message, path: str) -> None:
-    """Reject a hand-built ``Message`` that the codec could not have produced."""
-    if not isinstance(message.id, str) or not message.id:
-        raise MessageError(f"{path}.id", "must be a non-empty string", message.id)
-    if not isinstance(message.role, str) or message.role not in ROLES:
-        raise MessageError(
-            f"{path}.role", f"must be one of {', '.join(sorted(ROLES))}", message.role
-        )
-    parts = message.content.parts
-    if not isinstance(parts, list):
-        raise MessageError(f"{path}.content.parts", "must be a list of parts", parts)
-    for index, part in enumerate(parts):
-        if not isinstance(part, _PART_TYPES):
-            raise MessageError(
-                f"{path}.content.parts[{index}]", "must be a procession part object", part
-            )
+    """Reject a ``Message`` the codec could not read back (D24): same rules as storage."""
+    problem = message_problem(message)
+    if problem is not None:
+        field, what, value = problem
+        raise MessageError(f"{path}.{field}", what, value)
 
 
 @dataclass(slots=True)
@@ -98,6 +72,12 @@ class ToolResultInput:
 def coerce_system(value: object, path: str) -> SystemMessage:
     """A system message from a string, a ``SystemMessage`` or a core-form dict."""
     if isinstance(value, SystemMessage):
+        if not isinstance(value.content, str):
+            raise MessageError(f"{path}.content", "must be a string", value.content)
+        if value.provider_options is not None and not isinstance(value.provider_options, dict):
+            raise MessageError(
+                f"{path}.providerOptions", "must be an object", value.provider_options
+            )
         return value
     if isinstance(value, str):
         return SystemMessage(value)

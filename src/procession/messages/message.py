@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeAlias
 
+from procession.errors import MessageError
 from procession.messages.parts import Part, TextPart
 
 __all__ = [
@@ -80,21 +81,27 @@ class Message:
 
     @classmethod
     def user(cls, text: str, *, id: str | None = None) -> Message:
-        """A user message holding one text part."""
-        return cls(
-            id=id or new_id(),
-            role="user",
-            content=MessageContent(parts=[TextPart(text=text)]),
-        )
+        """A user message holding one text part (``MessageError`` for a non-string)."""
+        return cls(id=_new_id(id), role="user", content=_text_content(text))
 
     @classmethod
     def assistant(cls, text: str, *, id: str | None = None) -> Message:
-        """An assistant message holding one text part."""
-        return cls(
-            id=id or new_id(),
-            role="assistant",
-            content=MessageContent(parts=[TextPart(text=text)]),
-        )
+        """An assistant message holding one text part (``MessageError`` for a non-string)."""
+        return cls(id=_new_id(id), role="assistant", content=_text_content(text))
+
+
+def _new_id(value: object) -> str:
+    if value is None:
+        return new_id()
+    if not isinstance(value, str) or not value:
+        raise MessageError("id", "must be a non-empty string or None", value)
+    return value
+
+
+def _text_content(text: object) -> MessageContent:
+    if not isinstance(text, str):
+        raise MessageError("text", "must be a string", text)
+    return MessageContent(parts=[TextPart(text=text)])
 
 
 @dataclass(slots=True)

@@ -142,8 +142,8 @@ class MessageList:
         # Memory context comes before caller-provided system text in the prompt (D17).
         self._tagged: dict[str, list[SystemMessage]] = {tag: [] for tag in TAG_ORDER}
         self._recording: list[Mutation] | None = None
-        self.thread_id = thread_id
-        self.resource_id = resource_id
+        self.thread_id = _optional_str("thread_id", thread_id)
+        self.resource_id = _optional_str("resource_id", resource_id)
         if messages is not None:
             self.add(messages, source)
 
@@ -275,6 +275,7 @@ class MessageList:
         message whose text is already in the same bucket is not added twice. System messages
         are never persisted.
         """
+        tag = _tag(tag)
         values = message if isinstance(message, list) else [message]
         converted = [coerce_system(v, f"system[{i}]") for i, v in enumerate(values)]
         bucket = self._system if tag is None else self._tagged.setdefault(tag, [])
@@ -288,6 +289,7 @@ class MessageList:
 
     def get_system_messages(self, tag: str | None = None) -> list[SystemMessage]:
         """The untagged system messages, or those under ``tag``."""
+        tag = _tag(tag)
         if tag is None:
             return list(self._system)
         return list(self._tagged.get(tag, ()))
@@ -301,6 +303,7 @@ class MessageList:
 
     def clear_system_messages(self, tag: str | None = None) -> None:
         """Remove the untagged system messages, or those under ``tag``."""
+        tag = _tag(tag)
         if tag is None:
             self._system.clear()
         else:
@@ -313,13 +316,19 @@ class MessageList:
         """
         if isinstance(messages, str | dict | SystemMessage | Message):
             messages = [messages]
+        elif not isinstance(messages, Iterable):
+            raise MessageError("messages", "must be a system message or a list of them", messages)
         converted = [coerce_system(m, f"system[{i}]") for i, m in enumerate(messages)]
         self._system = converted
         self._tagged = {tag: [] for tag in TAG_ORDER}
 
     def remove_by_ids(self, ids: Iterable[str]) -> list[Message]:
-        """Remove the messages with these ids (or this one id); returns the removed messages."""
-        wanted = {ids} if isinstance(ids, str) else set(ids)
+        """Remove the messages with these ids (or this one id); returns the removed messages.
+
+        Ids not in the list are ignored. Anything but an id or an iterable of ids raises
+        ``MessageError`` and removes nothing.
+        """
+        wanted = _ids(ids)
         if not wanted:
             return []
         removed = [m for m in self._messages if m.id in wanted]
@@ -362,7 +371,12 @@ class MessageList:
 
     def get_source(self, message: Message | str) -> MessageSource | None:
         """The source of a message (or id) in this list, or ``None`` if it is not here."""
-        message_id = message if isinstance(message, str) else message.id
+        if isinstance(message, str):
+            message_id = message
+        elif isinstance(message, Message):
+            message_id = message.id
+        else:
+            raise MessageError("message", "must be a Message or a message id (a string)", message)
         return self._sources.get(message_id)  # type: ignore[return-value]
 
     def get_latest_user_content(self) -> str | None:
@@ -393,6 +407,8 @@ class MessageList:
             )
         if not isinstance(returned, list):
             raise MessageError("returned", "must be a list of messages", returned)
+        if not isinstance(scope, list | tuple) or not all(isinstance(m, Message) for m in scope):
+            raise MessageError("scope", "must be a list of the Message objects replaced", scope)
         items = coerce_messages(returned, "returned")
         scope_ids = {m.id for m in scope}
         kept = [item for item in items if isinstance(item, Message)]
@@ -477,6 +493,31 @@ class MessageList:
             if count is not None and len(message.content.parts) > count:
                 del message.content.parts[count:]
         return self.remove_by_ids(drop)
+
+
+def _optional_str(name: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise MessageError(name, "must be a string or None", value)
+    return value
+
+
+def _tag(tag: object) -> str | None:
+    if tag is not None and (not isinstance(tag, str) or not tag):
+        raise MessageError("tag", "must be a non-empty string or None", tag)
+    return tag
+
+
+def _ids(ids: object) -> set[str]:
+    """The ids ``remove_by_ids`` was given: one id, or an iterable of ids."""
+    if isinstance(ids, str):
+        return {ids}
+    if isinstance(ids, bytes | dict | Message) or not isinstance(ids, Iterable):
+        raise MessageError("ids", "must be a message id or an iterable of message ids", ids)
+    wanted = list(ids)
+    for index, value in enumerate(wanted):
+        if not isinstance(value, str):
+            raise MessageError(f"ids[{index}]", "must be a message id (a string)", value)
+    return set(wanted)
 
 
 def _call_ids(message: Message) -> list[str]:

@@ -8,8 +8,9 @@ Run it against your own backend in your tests::
 The factory is called once per check and each storage it returns is closed after its check.
 The checks only use ids they make up (random, unique), so they may run against a database
 that holds other data. They cover threads, the message round trip and ordering, ``last`` and
-``before``, upserts, lookups and deletes by id, resource isolation, working memory, vectors,
-all-or-nothing turns, concurrent turns and the usage ledger.
+``before``, upserts, lookups and deletes by id, resource isolation, messages that never move
+between threads, records refused on write (D30, D34), working memory, vectors, all-or-nothing
+turns, concurrent turns and the usage ledger.
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from procession.errors import StorageError, ThreadOwnershipError
+from procession.errors import (
+    InvalidRecordError,
+    MessageThreadError,
+    StorageError,
+    ThreadOwnershipError,
+)
 from procession.memory.ledger import UsageRecord
 from procession.memory.storage import Storage, WorkingMemoryUpdate
 from procession.messages.codec import message_from_dict, message_to_dict
@@ -206,10 +212,12 @@ async def _upsert(s: Storage) -> None:
     await s.save_turn(tid, rid, [turn[0], dup])
     got = await s.list_messages(tid, resource_id=rid)
     _expect(got[0].text == "last wins", "duplicate ids in one turn: the last must win")
+    # D34: a stored message never moves between threads; the refused turn writes nothing.
     other = _uid("thread")
-    await s.save_turn(other, rid, [edited[2]])
-    _expect(_ids(await s.list_messages(other, resource_id=rid)) == [turn[2].id], "move")
-    _expect(_ids(await s.list_messages(tid, resource_id=rid)) == _ids(turn[:2]), "moved away")
+    moved = s.save_turn(other, rid, [*_turn(1), edited[2]])
+    await _raises(MessageThreadError, moved, turn[2].id, tid, other)
+    _expect(await s.get_thread(other, resource_id=rid) is None, "refused turn left a thread")
+    _expect(_ids(await s.list_messages(tid, resource_id=rid)) == _ids(turn), "message moved")
 
 
 async def _ordering(s: Storage) -> None:
@@ -285,6 +293,107 @@ async def _isolation(s: Storage) -> None:
     _same(got, _owned(_rich_turn_copy(turn), tid, alice), "alice's messages changed")
     wm = await s.get_working_memory(resource_id=alice, thread_id=tid)
     _expect(wm == "alice wm", f"alice's working memory changed: {wm!r}")
+
+
+async def _message_ids(s: Storage) -> None:
+    alice, bob, tid, other = _uid("alice"), _uid("bob"), _uid("thread"), _uid("thread")
+    turn = _turn(2)
+    await s.save_turn(tid, alice, turn)
+    fresh = _uid("m")
+    await s.check_message_ids(tid, [*_ids(turn), fresh], resource_id=alice)
+    await s.check_message_ids(other, [fresh], resource_id=alice)
+    await s.check_message_ids(other, [], resource_id=alice)
+    ids = [fresh, turn[1].id]
+    await _raises(
+        MessageThreadError,
+        s.check_message_ids(other, ids, resource_id=alice),
+        turn[1].id,
+        tid,
+        other,
+    )
+    await _raises(
+        ThreadOwnershipError,
+        s.check_message_ids(_uid("thread"), ids, resource_id=bob),
+        turn[1].id,
+        alice,
+        bob,
+    )
+    await _raises(
+        ThreadOwnershipError, s.check_message_ids(tid, [fresh], resource_id=bob), tid, alice, bob
+    )
+    _expect(await s.get_thread(other, resource_id=alice) is None, "check_message_ids wrote")
+
+
+def _broken(edit: Callable[[Message], object]) -> Message:
+    message = Message.user("fine", id=_uid("bad"))
+    edit(message)
+    return message
+
+
+def _set_part(field: str, value: object) -> Callable[[Message], object]:
+    return lambda m: setattr(m.content.parts[0], field, value)
+
+
+def _set_metadata(value: object) -> Callable[[Message], object]:
+    return lambda m: setattr(m.content, "metadata", value)
+
+
+# (what is wrong, how to break a message, the field the error must name)
+_BAD_MESSAGES: tuple[tuple[str, Callable[[Message], object], str], ...] = (
+    ("text None", _set_part("text", None), "content.parts[0].text"),
+    ("NUL in text", _set_part("text", "a\x00b"), "content.parts[0].text"),
+    ("lone surrogate", _set_part("text", "a\ud800b"), "content.parts[0].text"),
+    ("NUL in a key", _set_metadata({"k\x00": 1}), "content.metadata"),
+    ("NaN", _set_metadata({"score": math.nan}), "content.metadata.score"),
+    ("not JSON", _set_metadata({"tags": {1, 2}}), "content.metadata.tags"),
+    ("NUL in a list", _set_metadata({"xs": ["ok", "\x00"]}), "content.metadata.xs[1]"),
+    ("created_at text", lambda m: setattr(m, "created_at", "today"), "createdAt"),
+    ("NUL in type", lambda m: setattr(m, "type", "\x00"), "type"),
+)
+
+
+async def _invalid_records(s: Storage) -> None:
+    rid, tid = _uid("res"), _uid("thread")
+    first = _turn(1)
+    await s.save_turn(tid, rid, first)
+    for what, edit, where in _BAD_MESSAGES:
+        bad, fresh = _broken(edit), _uid("thread")
+        for thread in (tid, fresh):
+            call = s.save_turn(
+                thread, rid, [*_turn(1), bad], working_memory=WorkingMemoryUpdate("# changed")
+            )
+            await _raises(InvalidRecordError, call, thread, bad.id, where)
+        _expect(await s.get_thread(fresh, resource_id=rid) is None, f"{what}: left a thread")
+        _expect(await s.get_working_memory(resource_id=rid) is None, f"{what}: stored wm")
+    stored = await s.list_messages(tid, resource_id=rid)
+    _same(stored, _owned(_rich_turn_copy(first), tid, rid), "a refused turn changed the thread")
+    await _refused_values(s, tid, rid)
+    _expect(await s.get_working_memory(resource_id=rid) is None, "a refused write stored wm")
+    _expect(len(await s.list_threads(rid)) == 1, "a refused write created a thread")
+    await s.save_turn(tid, rid, _turn(1))  # still takes writes
+    _expect(len(await s.list_messages(tid, resource_id=rid)) == 2, "a good turn after refusals")
+
+
+async def _refused_values(s: Storage, tid: str, rid: str) -> None:
+    """Ids, titles, metadata and working memory no backend can store, on reads and writes."""
+    nul, wm = "t\x00", WorkingMemoryUpdate
+    calls: list[tuple[Callable[[], Awaitable[object]], str]] = [
+        (lambda: s.save_turn(nul, rid, _turn(1)), "thread_id"),
+        (lambda: s.save_turn(tid, "r\x00", _turn(1)), "resource_id"),
+        (lambda: s.get_thread(nul, resource_id=rid), "thread_id"),
+        (lambda: s.list_messages(nul, resource_id=rid), "thread_id"),
+        (lambda: s.list_threads("r\x00"), "resource_id"),
+        (lambda: s.get_messages_by_ids([nul], resource_id=rid), "message id"),
+        (lambda: s.create_thread(resource_id=rid, title="a\x00"), "title"),
+        (lambda: s.create_thread(resource_id=rid, metadata={"a": "\x00"}), "metadata.a"),
+        (lambda: s.update_thread(tid, resource_id=rid, metadata={"a": "\ud800"}), "metadata.a"),
+        (lambda: s.update_resource(rid, metadata={"a": "\x00"}), "metadata.a"),
+        (lambda: s.set_working_memory("wm\x00", resource_id=rid), "working_memory"),
+        (lambda: s.save_turn(tid, rid, [], working_memory=wm("\x00", tid)), "working_memory"),
+        (lambda: s.upsert_vectors([(nul, tid, rid, [1.0])]), "message id"),
+    ]
+    for call, where in calls:
+        await _raises(InvalidRecordError, call(), where, "storage cannot hold")
 
 
 async def _working_memory(s: Storage) -> None:
@@ -499,6 +608,8 @@ CHECKS: tuple[tuple[str, Check], ...] = (
     ("ordering", _ordering),
     ("by_ids", _by_ids),
     ("isolation", _isolation),
+    ("message_ids", _message_ids),
+    ("invalid_records", _invalid_records),
     ("working_memory", _working_memory),
     ("vectors", _vectors),
     ("around", _around),
