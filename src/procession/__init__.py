@@ -71,62 +71,17 @@ from procession.models import (
     resolve_model,
 )
 from procession.processors import (
-    BatchParts,
-    BM25Index,
-    BPETokenCounter,
-    CacheBackend,
-    Classifier,
-    ClassifierContext,
-    CompatRule,
     ErrorProcessor,
-    EstimateTokenCounter,
-    InjectionDetection,
-    InMemoryCache,
-    InMemoryLoadedToolStore,
     InputProcessor,
-    InternalRun,
-    Judge,
-    JudgeError,
-    JudgeResult,
-    LanguageDetection,
-    LanguageDetector,
-    LoadedToolStore,
-    ModelChoice,
-    ModelClassifier,
-    ModelDecision,
-    ModelSelection,
-    ModerationProcessor,
-    ModerationResult,
     OutputProcessor,
-    PIIDetector,
-    PrefillErrorHandler,
     ProcessAPIErrorResult,
     ProcessInputStepResult,
     ProcessLLMRequestResult,
     Processor,
     ProcessorMessageResult,
     ProcessorViolation,
-    PromptInjectionDetector,
-    ProviderHistoryCompat,
-    RegexFilter,
-    RegexRule,
-    ResponseCache,
-    RetryMatcher,
-    SQLiteCache,
-    StreamErrorRetry,
-    StreamRedactor,
-    StructuredOutputProcessor,
-    SystemPromptScrubber,
-    TokenCostControl,
-    TokenCounter,
-    TokenLimiter,
-    ToolCallFilter,
-    ToolSearch,
-    UnicodeNormalizer,
     Writer,
-    is_internal_run,
     notify_violation,
-    token_counter_for,
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
@@ -134,11 +89,108 @@ from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWrit
 
 if TYPE_CHECKING:
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
+    from procession.processors.builtin import (
+        BatchParts,
+        BM25Index,
+        BPETokenCounter,
+        CacheBackend,
+        Classifier,
+        ClassifierContext,
+        CompatRule,
+        EstimateTokenCounter,
+        InjectionDetection,
+        InMemoryCache,
+        InMemoryLoadedToolStore,
+        InternalRun,
+        Judge,
+        JudgeError,
+        JudgeResult,
+        LanguageDetection,
+        LanguageDetector,
+        LoadedToolStore,
+        ModelChoice,
+        ModelClassifier,
+        ModelDecision,
+        ModelSelection,
+        ModerationProcessor,
+        ModerationResult,
+        PIIDetector,
+        PrefillErrorHandler,
+        PromptInjectionDetector,
+        ProviderHistoryCompat,
+        RegexFilter,
+        RegexRule,
+        ResponseCache,
+        RetryMatcher,
+        SQLiteCache,
+        StreamErrorRetry,
+        StreamRedactor,
+        StructuredOutputProcessor,
+        SystemPromptScrubber,
+        TokenCostControl,
+        TokenCounter,
+        TokenLimiter,
+        ToolCallFilter,
+        ToolSearch,
+        UnicodeNormalizer,
+        is_internal_run,
+        token_counter_for,
+    )
 
 __version__ = "0.1.0.dev0"
 
 _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
+_LAZY_PROCESSORS = frozenset(
+    (
+        "BatchParts",
+        "BM25Index",
+        "BPETokenCounter",
+        "CacheBackend",
+        "Classifier",
+        "ClassifierContext",
+        "CompatRule",
+        "EstimateTokenCounter",
+        "InjectionDetection",
+        "InMemoryCache",
+        "InMemoryLoadedToolStore",
+        "InternalRun",
+        "Judge",
+        "JudgeError",
+        "JudgeResult",
+        "LanguageDetection",
+        "LanguageDetector",
+        "LoadedToolStore",
+        "ModelChoice",
+        "ModelClassifier",
+        "ModelDecision",
+        "ModelSelection",
+        "ModerationProcessor",
+        "ModerationResult",
+        "PIIDetector",
+        "PrefillErrorHandler",
+        "PromptInjectionDetector",
+        "ProviderHistoryCompat",
+        "RegexFilter",
+        "RegexRule",
+        "ResponseCache",
+        "RetryMatcher",
+        "SQLiteCache",
+        "StreamErrorRetry",
+        "StreamRedactor",
+        "StructuredOutputProcessor",
+        "SystemPromptScrubber",
+        "TokenCostControl",
+        "TokenCounter",
+        "TokenLimiter",
+        "ToolCallFilter",
+        "ToolSearch",
+        "UnicodeNormalizer",
+        "is_internal_run",
+        "token_counter_for",
+    )
+)
+"""The built-in processors, loaded on first use (they compile patterns and tables)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -146,6 +198,10 @@ def __getattr__(name: str) -> Any:
         import procession.memory
 
         return getattr(procession.memory, name)
+    if name in _LAZY_PROCESSORS:
+        import procession.processors.builtin as builtin
+
+        return getattr(builtin, name)
     raise AttributeError(f"module 'procession' has no attribute {name!r}")
 
 

@@ -270,7 +270,7 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         lanes["input"] = _around(memory.input_processors(context), lanes["input"], first=True)
         lanes["output"] = _around(memory.output_processors(context), lanes["output"], first=False)
     structured = call.structured_output
-    if isinstance(structured, Mapping) and "model" in structured:  # a separate structuring model
+    if structured is not None and isinstance(structured, Mapping) and "model" in structured:
         lanes["output"] = [*lanes["output"], _structuring(structured)]
         structured = None
     retries = call.max_processor_retries
@@ -320,7 +320,8 @@ def _model(model: LanguageModel | str | None) -> LanguageModel:
 
 
 async def _resolve_lane(lane: str, spec: LaneSpec, request_context: RequestContext) -> list[Any]:
-    """The processors of one lane for this call: call a factory, then validate."""
+    """The processors of one lane for this call: a factory's are checked when it returns them
+    (a list was checked when it was given, to the agent or to the call)."""
     if spec is None:
         return []
     if callable(spec) and not isinstance(spec, list | tuple):
@@ -328,7 +329,7 @@ async def _resolve_lane(lane: str, spec: LaneSpec, request_context: RequestConte
         if inspect.isawaitable(value):
             value = await value
         return check_lane(lane, value)
-    return check_lane(lane, spec)
+    return list(spec)
 
 
 def _factory_call(lane: str, factory: Callable[..., Any]) -> Callable[[RequestContext], Any]:

@@ -39,6 +39,7 @@ from procession._runner import HookRunner, StreamHook
 from procession._state import Attempt, RunState
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
+from procession.messages._tracking import EDITS
 from procession.stages import errors, input, model, output, persist, tools
 from procession.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
 
@@ -95,9 +96,8 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
                                     elif chunk.type not in hidden:
                                         yield chunk
                                     continue
-                        async for item in model.slow_chunk(
-                            state, runner, attempt, chunk, hook, out
-                        ):
+                        await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                        for item in emitter.drain():
                             yield item
                         if attempt.stopped():
                             break
@@ -156,6 +156,7 @@ def _attempt(state: RunState, config: RunConfig) -> Attempt:
         step=StepConfig.first(config),
         checkpoint=state.message_list.checkpoint(),
         steps_before=step_number,
+        edits=EDITS.count,
     )
 
 
@@ -204,7 +205,7 @@ async def _after_model(
     tools, then the step's verdict (:func:`_settle`) in ``attempt.verdict``."""
     emitter = state.emitter
     if attempt.outcome is None:
-        runner.check_stream_edits()  # D30, once per step
+        runner.check_stream_edits(attempt.edits)  # D30, once per step
         output.commit_step(state, attempt)
         attempt.outcome = await model.process_llm_response(state, runner, attempt)
         if attempt.outcome is None:

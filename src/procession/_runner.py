@@ -22,6 +22,7 @@ from procession._outcomes import Aborted, Blocked, Retry, Stop
 from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
+from procession.messages._tracking import EDITS
 from procession.messages.parts import DataPart
 from procession.messages.validation import validate_messages
 from procession.models._abort import cancel_on_abort
@@ -107,6 +108,14 @@ def _data_chunk(chunk: Any) -> Chunk:
     if not isinstance(chunk, Chunk) or not chunk.type.startswith("data-"):
         raise ValueError(f"writer.custom: the chunk's type must start with 'data-' (got {chunk!r})")
     return chunk
+
+
+async def _called(hook: Hook, values: dict[str, Any]) -> Any:
+    """The hook's return value, awaited if it is awaitable (a ``def`` may return one)."""
+    result = hook.function(**hook.arguments(values))
+    if hook.is_async or inspect.isawaitable(result):
+        result = await result
+    return result
 
 
 class _AbortRecord:
@@ -376,11 +385,13 @@ class HookRunner:
         run = self.run
         if "retry_count" not in values:
             values["retry_count"] = run.processor_retries
+        edits = EDITS.count
         try:
-            with cancel_on_abort(run.signal):
-                result = hook.function(**hook.arguments(values))
-                if hook.is_async or inspect.isawaitable(result):
-                    result = await result
+            if run.signal is None:
+                result = await _called(hook, values)
+            else:
+                with cancel_on_abort(run.signal):
+                    result = await _called(hook, values)
         except asyncio.CancelledError:
             if run.signal is not None and run.signal.aborted:
                 return Aborted()
@@ -395,14 +406,20 @@ class HookRunner:
         tripwire = hook.record.take()
         if tripwire is not None:  # an abort the hook caught (D29)
             return await self.tripped(hook, tripwire)
-        if hook.edits:
+        if hook.edits and EDITS.count != edits:
             self.check_edits(hook)
-        stop = await self.settle()
-        return stop if stop is not None else result
+        if run.emitter.pending:
+            stop = await self.settle()
+            if stop is not None:
+                return stop
+        return result
 
-    def check_stream_edits(self) -> None:
+    def check_stream_edits(self, edits_before: int) -> None:
         """D30 for ``process_output_stream``: once at the end of the step (not per chunk),
-        when a stream hook can reach the messages; the first such hook is named."""
+        when a stream hook can reach the messages and something changed since
+        ``edits_before``; the first such hook is named."""
+        if EDITS.count == edits_before:
+            return
         editing = next((hook for hook in self.stream if hook.edits), None)
         if editing is not None:
             self.check_edits(editing)

@@ -191,6 +191,8 @@ class Attempt:
     """The step's result once the model's stream ended."""
     outcome: Stop | None = None
     """What stopped the attempt, if anything did (a stage's report)."""
+    edits: int = 0
+    """The message edit count when the attempt started (D30's check of stream hooks)."""
     verdict: Outcome | None = None
     """How the step ended, once the loop settled it (``procession._loop``)."""
 

@@ -26,7 +26,6 @@ catch one name. Control flow is kept apart: :class:`TripWire` (raised by a proce
 
 from __future__ import annotations
 
-import email.utils
 import math
 import time
 from collections.abc import Mapping
@@ -200,6 +199,8 @@ def _retry_after_from_headers(
     if seconds is not None:
         return seconds
     try:
+        import email.utils  # only for an HTTP-date Retry-After; costs milliseconds to import
+
         when = email.utils.parsedate_to_datetime(value.strip())
     except (TypeError, ValueError, IndexError):
         return None

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, TypeAlias
 
 from procession.errors import MessageError
+from procession.messages._tracking import tracked
 from procession.messages.parts import Part, TextPart
 
 __all__ = [
@@ -38,6 +39,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class MessageContent:
     """A stored message's content (format 2). ``parts`` is the source of truth."""
@@ -57,6 +59,7 @@ class MessageContent:
     """Keys of the stored form that procession does not model, kept for round trips."""
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class Message:
     """One stored message: what memory saves and what processors read and edit.

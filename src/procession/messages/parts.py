@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from procession.messages._tracking import tracked
+
 __all__ = [
     "DataPart",
     "ErrorPart",
@@ -53,6 +55,7 @@ TOOL_INVOCATION_STATES: frozenset[str] = frozenset(
 )
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class TextPart:
     """Plain text."""
@@ -66,6 +69,7 @@ class TextPart:
     """Keys of the stored form that procession does not model, kept for round trips."""
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class ReasoningPart:
     """The model's reasoning, with provider details such as signatures or redacted blocks.
@@ -82,6 +86,7 @@ class ReasoningPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class ToolInvocation:
     """One tool call and, once it ran, its result or error."""
@@ -101,6 +106,7 @@ class ToolInvocation:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class ToolInvocationPart:
     """A tool call made by the model, carrying its result once the tool ran."""
@@ -115,6 +121,7 @@ class ToolInvocationPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class SourcePart:
     """A URL source the model cited: ``{"sourceType": "url", "id", "url", "title"?}``."""
@@ -126,6 +133,7 @@ class SourcePart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class SourceDocumentPart:
     """A document source the model cited."""
@@ -140,6 +148,7 @@ class SourceDocumentPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class FilePart:
     """A file: ``data`` is base64 text or a URL."""
@@ -152,6 +161,7 @@ class FilePart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class StepStartPart:
     """Marks where a new step of the agentic loop begins inside a response message."""
@@ -163,6 +173,7 @@ class StepStartPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class ErrorPart:
     """A terminal model failure recorded on the assistant message: ``{"name", "message"}``."""
@@ -174,6 +185,7 @@ class ErrorPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True, kw_only=True)
 class DataPart:
     """A custom ``data-*`` part, stored from a non-transient data chunk."""
@@ -187,6 +199,7 @@ class DataPart:
     extra: dict[str, Any] | None = None
 
 
+@tracked
 @dataclass(slots=True)
 class UnknownPart:
     """A part of a type procession does not know, kept opaque so it round-trips unchanged (D24).

@@ -1,4 +1,9 @@
-"""Processors: the ``Processor`` base, violations, lanes and the hook protocols."""
+"""Processors: the ``Processor`` base, violations, lanes and the hook protocols.
+
+The built-in processors (``procession.processors.builtin``) load on first use.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from procession.processors.base import (
     ERROR_HOOKS,
@@ -13,56 +18,6 @@ from procession.processors.base import (
     implemented_hooks,
     notify_violation,
 )
-from procession.processors.builtin import (
-    INTERNAL_RUN,
-    RESPONSE_CACHE,
-    TOOL_SEARCH_KEY,
-    BatchParts,
-    BM25Index,
-    BPETokenCounter,
-    CacheBackend,
-    Classifier,
-    ClassifierContext,
-    CompatRule,
-    EstimateTokenCounter,
-    InjectionDetection,
-    InMemoryCache,
-    InMemoryLoadedToolStore,
-    InternalRun,
-    Judge,
-    JudgeError,
-    JudgeResult,
-    LanguageDetection,
-    LanguageDetector,
-    LoadedToolStore,
-    ModelChoice,
-    ModelClassifier,
-    ModelDecision,
-    ModelSelection,
-    ModerationProcessor,
-    ModerationResult,
-    PIIDetector,
-    PrefillErrorHandler,
-    PromptInjectionDetector,
-    ProviderHistoryCompat,
-    RegexFilter,
-    RegexRule,
-    ResponseCache,
-    RetryMatcher,
-    SQLiteCache,
-    StreamErrorRetry,
-    StreamRedactor,
-    StructuredOutputProcessor,
-    SystemPromptScrubber,
-    TokenCostControl,
-    TokenCounter,
-    TokenLimiter,
-    ToolCallFilter,
-    ToolSearch,
-    UnicodeNormalizer,
-    is_internal_run,
-    token_counter_for,
-)
 from procession.processors.protocols import (
     ProcessAPIErrorResult,
     ProcessInputStepResult,
@@ -70,6 +25,120 @@ from procession.processors.protocols import (
     ProcessorMessageResult,
     Writer,
 )
+
+if TYPE_CHECKING:
+    from procession.processors.builtin import (
+        INTERNAL_RUN,
+        RESPONSE_CACHE,
+        TOOL_SEARCH_KEY,
+        BatchParts,
+        BM25Index,
+        BPETokenCounter,
+        CacheBackend,
+        Classifier,
+        ClassifierContext,
+        CompatRule,
+        EstimateTokenCounter,
+        InjectionDetection,
+        InMemoryCache,
+        InMemoryLoadedToolStore,
+        InternalRun,
+        Judge,
+        JudgeError,
+        JudgeResult,
+        LanguageDetection,
+        LanguageDetector,
+        LoadedToolStore,
+        ModelChoice,
+        ModelClassifier,
+        ModelDecision,
+        ModelSelection,
+        ModerationProcessor,
+        ModerationResult,
+        PIIDetector,
+        PrefillErrorHandler,
+        PromptInjectionDetector,
+        ProviderHistoryCompat,
+        RegexFilter,
+        RegexRule,
+        ResponseCache,
+        RetryMatcher,
+        SQLiteCache,
+        StreamErrorRetry,
+        StreamRedactor,
+        StructuredOutputProcessor,
+        SystemPromptScrubber,
+        TokenCostControl,
+        TokenCounter,
+        TokenLimiter,
+        ToolCallFilter,
+        ToolSearch,
+        UnicodeNormalizer,
+        is_internal_run,
+        token_counter_for,
+    )
+
+_BUILTIN = frozenset(
+    (
+        "INTERNAL_RUN",
+        "RESPONSE_CACHE",
+        "TOOL_SEARCH_KEY",
+        "BatchParts",
+        "BM25Index",
+        "BPETokenCounter",
+        "CacheBackend",
+        "Classifier",
+        "ClassifierContext",
+        "CompatRule",
+        "EstimateTokenCounter",
+        "InjectionDetection",
+        "InMemoryCache",
+        "InMemoryLoadedToolStore",
+        "InternalRun",
+        "Judge",
+        "JudgeError",
+        "JudgeResult",
+        "LanguageDetection",
+        "LanguageDetector",
+        "LoadedToolStore",
+        "ModelChoice",
+        "ModelClassifier",
+        "ModelDecision",
+        "ModelSelection",
+        "ModerationProcessor",
+        "ModerationResult",
+        "PIIDetector",
+        "PrefillErrorHandler",
+        "PromptInjectionDetector",
+        "ProviderHistoryCompat",
+        "RegexFilter",
+        "RegexRule",
+        "ResponseCache",
+        "RetryMatcher",
+        "SQLiteCache",
+        "StreamErrorRetry",
+        "StreamRedactor",
+        "StructuredOutputProcessor",
+        "SystemPromptScrubber",
+        "TokenCostControl",
+        "TokenCounter",
+        "TokenLimiter",
+        "ToolCallFilter",
+        "ToolSearch",
+        "UnicodeNormalizer",
+        "is_internal_run",
+        "token_counter_for",
+    )
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BUILTIN:
+        import procession.processors.builtin as builtin
+
+        return getattr(builtin, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BM25Index",

@@ -9,7 +9,7 @@ output lane (:func:`slow_chunk`).
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from procession._outcomes import Stop
@@ -154,14 +154,14 @@ async def slow_chunk(
     chunk: Chunk,
     hook: StreamHook | None,
     out: Any,
-) -> AsyncGenerator[Chunk, None]:
+) -> None:
     """A model chunk that needs more than the per-chunk path, in one of three cases.
 
     ``hook`` returned ``out``, something other than a chunk: ``None`` drops the chunk, a list
     sends each item down the rest of the lane, an awaitable is awaited first. Or ``chunk`` is
     special (``error``, ``finish``, a provider-executed ``tool-result``). Or the chunk passed
     the lane while writers queued chunks (D9), which go out first. What comes out joins the
-    step and goes to the client; a stop is left in ``attempt.outcome``.
+    step and waits for the client in the emitter; a stop is left in ``attempt.outcome``.
     """
     if hook is not None:
         processed = await _returned(runner, hook, out)
@@ -176,8 +176,6 @@ async def slow_chunk(
     else:
         stop = processed
     attempt.outcome = stop
-    for item in state.emitter.drain():
-        yield item
 
 
 async def _returned(runner: HookRunner, hook: StreamHook, out: Any) -> list[Chunk] | Stop:

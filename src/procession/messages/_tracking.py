@@ -1,0 +1,163 @@
+"""Noticing edits to messages cheaply, so a hook's in-place edits are checked only when it made
+some (D30).
+
+Messages and parts are mutable (D24): a hook may set ``part.text`` or append to
+``message.content.parts``. Checking every message after every hook costs microseconds per part;
+counting edits costs almost nothing. Every tracked object (messages, their content, parts, tool
+invocations) counts its construction and each field assignment in :data:`EDITS`, and
+``content.parts`` is a :class:`PartList`, a list that counts its own changes. The runner reads
+the count before a hook and checks the messages after it only when the count moved.
+
+The count is global, so another run's edits in the meantime only cause an extra check, never a
+missed one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any, SupportsIndex, TypeVar
+
+__all__ = ["EDITS", "EditCounter", "PartList", "tracked"]
+
+T = TypeVar("T")
+
+
+class EditCounter:
+    """How many tracked constructions and changes happened so far (it only grows)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+EDITS = EditCounter()
+"""The process-wide edit count."""
+
+_set = object.__setattr__
+
+
+def _count_setattr(self: object, name: str, value: object) -> None:
+    EDITS.count += 1
+    _set(self, name, value)
+
+
+def tracked(cls: type[T]) -> type[T]:
+    """Make a slotted dataclass count its constructions and field assignments in :data:`EDITS`.
+
+    Its ``__init__`` is regenerated to set fields without going through the counting
+    ``__setattr__`` (one count per construction, not one per field), keeping construction
+    cheap. ``parts`` fields are stored as a :class:`PartList`.
+    """
+    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    namespace: dict[str, Any] = {"_set": _set, "EDITS": EDITS, "PartList": PartList}
+    params: list[str] = []
+    keyword: list[str] = []
+    body: list[str] = []
+    for f in fields:
+        default = ""
+        if f.default is not dataclasses.MISSING:
+            namespace[f"_d_{f.name}"] = f.default
+            default = f"=_d_{f.name}"
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"_f_{f.name}"] = f.default_factory
+            namespace["_MISSING"] = dataclasses.MISSING
+            default = "=_MISSING"
+        (keyword if f.kw_only else params).append(f"{f.name}{default}")
+        value = f.name
+        if f.default_factory is not dataclasses.MISSING:
+            value = f"_f_{f.name}() if {f.name} is _MISSING else {f.name}"
+        if f.name == "parts":
+            value = f"{value} if type({value}) is PartList else PartList({value})"
+        body.append(f"    _set(self, {f.name!r}, {value})")
+    signature = ", ".join(["self", *params, *(["*", *keyword] if keyword else [])])
+    source = f"def __init__({signature}):\n" + "\n".join(body) + "\n    EDITS.count += 1\n"
+    exec(source, namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__doc__ = cls.__init__.__doc__
+    cls.__init__ = init  # type: ignore[method-assign]
+    cls.__setattr__ = _setattr_for(cls)  # type: ignore[method-assign]
+    return cls
+
+
+def _setattr_for(cls: type) -> Callable[[object, str, object], None]:
+    names = {f.name for f in dataclasses.fields(cls)}
+    if "parts" not in names:
+        return _count_setattr
+
+    def set_parts_as_list(self: object, name: str, value: object) -> None:
+        EDITS.count += 1
+        if name == "parts" and type(value) is not PartList and isinstance(value, Iterable):
+            value = PartList(value)
+        _set(self, name, value)
+
+    return set_parts_as_list
+
+
+class PartList(list[Any]):
+    """A message's list of parts: a plain list that counts its changes in :data:`EDITS`.
+
+    Assigning a list to ``content.parts`` stores a ``PartList`` copy of it.
+    """
+
+    __slots__ = ()
+
+    def append(self, item: Any) -> None:
+        """Append a part."""
+        EDITS.count += 1
+        super().append(item)
+
+    def extend(self, items: Iterable[Any]) -> None:
+        """Append several parts."""
+        EDITS.count += 1
+        super().extend(items)
+
+    def insert(self, index: SupportsIndex, item: Any) -> None:
+        """Insert a part."""
+        EDITS.count += 1
+        super().insert(index, item)
+
+    def remove(self, item: Any) -> None:
+        """Remove a part."""
+        EDITS.count += 1
+        super().remove(item)
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        """Remove and return a part."""
+        EDITS.count += 1
+        return super().pop(index)
+
+    def clear(self) -> None:
+        """Remove every part."""
+        EDITS.count += 1
+        super().clear()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        """Sort the parts."""
+        EDITS.count += 1
+        super().sort(*args, **kwargs)
+
+    def reverse(self) -> None:
+        """Reverse the parts."""
+        EDITS.count += 1
+        super().reverse()
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        EDITS.count += 1
+        super().__setitem__(index, value)
+
+    def __delitem__(self, index: Any) -> None:
+        EDITS.count += 1
+        super().__delitem__(index)
+
+    def __iadd__(self, items: Iterable[Any]) -> PartList:  # type: ignore[misc]
+        EDITS.count += 1
+        super().__iadd__(items)
+        return self
+
+    def __imul__(self, count: SupportsIndex) -> PartList:
+        EDITS.count += 1
+        super().__imul__(count)
+        return self
