@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from procession.memory.base import AgentMemory
 
 __all__ = [
-    "LANES",
     "CallOptions",
+    "LANES",
     "LaneSpec",
     "Release",
     "RunConfig",

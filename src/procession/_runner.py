@@ -30,11 +30,11 @@ from procession.processors._invoke import HOOK_ARGS, declared_arguments
 from procession.processors.base import LANE_HOOKS, ProcessorViolation, notify_violation
 
 __all__ = [
-    "RETRYABLE_HOOKS",
     "Hook",
     "HookRunner",
     "PrepareStep",
     "ProcessorWriter",
+    "RETRYABLE_HOOKS",
     "StreamHook",
     "as_processor_error",
     "check_hook_values",

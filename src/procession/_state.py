@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
 
-__all__ = ["DEFAULT_ERROR_RETRY_BUDGET", "Attempt", "Emitter", "RunState"]
+__all__ = [
+    "Attempt",
+    "DEFAULT_ERROR_RETRY_BUDGET",
+    "Emitter",
+    "RunState",
+]
 
 DEFAULT_ERROR_RETRY_BUDGET = 10
 """The retry budget when error processors are configured and none was set (D4, the seed)."""

@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from procession.context import RequestContext
     from procession.signals import AbortSignal
 
-__all__ = ["Tool", "ToolContext", "ToolWriter", "Tools", "tool", "to_jsonable", "toolset"]
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolWriter",
+    "Tools",
+    "to_jsonable",
+    "tool",
+    "toolset",
+]
 
 
 class ToolWriter:
