@@ -22,6 +22,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.journal import Journal, ToolOutcome
 from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
@@ -232,6 +233,7 @@ __all__ = [
     "InjectionDetection",
     "InputProcessor",
     "InternalRun",
+    "Journal",
     "Judge",
     "JudgeError",
     "JudgeResult",
@@ -310,6 +312,7 @@ __all__ = [
     "ToolInvocation",
     "ToolInvocationPart",
     "ToolInvocationState",
+    "ToolOutcome",
     "ToolResultInfo",
     "ToolSearch",
     "ToolWriter",

@@ -22,6 +22,7 @@ from procession._checks import (
 )
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.journal import Journal
 from procession.messages.message import SystemMessage
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
@@ -81,6 +82,7 @@ class CallOptions:
     structured_output: Any
     run_id: str | None
     release: Release
+    journal: Journal | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -105,6 +107,8 @@ class RunConfig:
     prepare_step: Callable[..., Any] | None = None
     memory: AgentMemory | None = None
     release: Release = "live"
+    journal: Journal | None = None
+    """A durable run's checkpoints (``procession.journal``), or ``None``."""
 
 
 @dataclass(slots=True)
@@ -213,7 +217,14 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         structured_output=options["structured_output"],
         run_id=_check_id("run_id", options["run_id"]),
         release=release,
+        journal=_check_journal(options.get("journal")),
     )
+
+
+def _check_journal(value: object) -> Journal | None:
+    if value is not None and not isinstance(value, Journal):
+        raise wrong("journal", value, "a Journal (model_call, tool_call and once)")
+    return value
 
 
 def _optional_mapping(name: str, value: object) -> dict[str, Any] | None:
@@ -292,6 +303,7 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         prepare_step=call.prepare_step,
         memory=memory,
         release=call.release,
+        journal=call.journal,
     )
 
 

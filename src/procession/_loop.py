@@ -167,6 +167,7 @@ def _attempt(state: RunState, config: RunConfig) -> Attempt:
         step=StepConfig.first(config),
         checkpoint=state.message_list.checkpoint(),
         steps_before=step_number,
+        retries=state.processor_retries + state.api_retries,
         edits=EDITS.count,
     )
     if state.trace is not None:

@@ -184,6 +184,9 @@ class Attempt:
     """The message list just before the model call, for rolling back a failed call (D14)."""
     steps_before: int
     """How many accepted steps there were when it started."""
+    retries: int = 0
+    """Retries of the run so far (processor and API-error) when it started: with the step
+    number, it names the attempt the same way when a durable run is executed again."""
     builder: StepBuilder = field(default_factory=StepBuilder)
     tools: dict[str, Tool] = field(default_factory=dict)
     prompt: list[dict[str, Any]] = field(default_factory=list)

@@ -25,6 +25,7 @@ from procession._loop import run
 from procession._state import RunState
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
+from procession.journal import Journal
 from procession.memory.base import AgentMemory
 from procession.messages.message import new_id
 from procession.messages.message_list import MessageList
@@ -259,13 +260,16 @@ class Agent:
         resource_id: str | None = None,
         run_id: str | None = None,
         release: Release = "live",
+        journal: Journal | None = None,
     ) -> AgentStream:
         """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
 
         ``release="live"`` sends each chunk as soon as it passed the output lane (a rejected
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
-        (D31). Options are checked now (D35).
+        (D31). A ``journal`` makes the run durable (``procession.journal``): with the same
+        ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
+        (D35).
         """
         options = dict(locals())
         del options["self"], options["messages"]

@@ -21,7 +21,7 @@ from procession.chunks import Chunk
 from procession.messages.parts import ToolInvocationPart
 from procession.results import StepResult, ToolCallInfo, ToolResultInfo
 from procession.stages.results import apply_messages
-from procession.tools._tool import ToolContext, ToolWriter
+from procession.tools._tool import Tool, ToolContext, ToolWriter
 
 __all__ = ["provider_tool_result", "run_tools"]
 
@@ -157,17 +157,28 @@ async def _run_one(
     )
     args = attempt.builder.execution_args.get(call.tool_call_id, call.args)
     span = state.trace.begin_tool(call) if state.trace is not None else None
+    journal = runner.config.journal
     try:
-        outcomes[index] = (True, await tool.execute(args, context))
-    except Exception as error:
-        outcomes[index] = (False, str(error) or type(error).__name__)
-        if span is not None:
+        if journal is None:
+            outcomes[index] = await _execute(tool, args, context)
+        else:  # a durable run: a checkpointed call is not made again
+            key = f"{state.run_id}:tool:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
+            outcomes[index] = await journal.tool_call(key, lambda: _execute(tool, args, context))
+        if span is not None and not outcomes[index][0]:
             from opentelemetry.trace import Status, StatusCode
 
             span.set_status(Status(StatusCode.ERROR, outcomes[index][1]))
     finally:
         if span is not None:
             span.end()
+
+
+async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, Any]:
+    """A tool's outcome: ``(True, result)``, or ``(False, error text)`` when it raised."""
+    try:
+        return True, await tool.execute(args, context)
+    except Exception as error:
+        return False, str(error) or type(error).__name__
 
 
 async def _report(

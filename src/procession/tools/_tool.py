@@ -54,7 +54,13 @@ class ToolContext:
     abort_signal: AbortSignal | None = None
     messages: list[Any] = field(default_factory=list)
     run_id: str = ""
-    """The run's id; with ``tool_call_id`` a stable idempotency key for the call."""
+    """The run's id."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key that is the same when a durable run executes this call again (the run id
+        and the tool call id): a tool with side effects can use it to do them once."""
+        return f"{self.run_id}:{self.tool_call_id}"
 
 
 ToolFunction: TypeAlias = Callable[..., Any]
