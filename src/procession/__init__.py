@@ -7,6 +7,7 @@ flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 from typing import TYPE_CHECKING, Any
 
 from procession.agent import Agent, AgentStream
+from procession.approvals import ApprovalBroker, ApprovalRequest, Decision, LocalApprovals
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
@@ -212,6 +213,8 @@ __all__ = [
     "Agent",
     "AgentResult",
     "AgentStream",
+    "ApprovalBroker",
+    "ApprovalRequest",
     "BM25Index",
     "BPETokenCounter",
     "BatchParts",
@@ -223,6 +226,7 @@ __all__ = [
     "ConfigurationError",
     "ContextKey",
     "DataPart",
+    "Decision",
     "Embedder",
     "ErrorPart",
     "ErrorProcessor",
@@ -241,6 +245,7 @@ __all__ = [
     "LanguageDetector",
     "LanguageModel",
     "LoadedToolStore",
+    "LocalApprovals",
     "MCPClient",
     "MCPConnectionError",
     "Memory",

@@ -20,6 +20,7 @@ from procession._checks import (
     check_type,
     wrong,
 )
+from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
 from procession.journal import Journal
@@ -45,6 +46,7 @@ __all__ = [
     "check_call",
     "check_instructions",
     "check_lane",
+    "check_approvals",
     "check_lane_spec",
     "resolve_run",
     "seed_messages",
@@ -83,6 +85,7 @@ class CallOptions:
     run_id: str | None
     release: Release
     journal: Journal | None = None
+    approvals: ApprovalBroker | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -109,6 +112,8 @@ class RunConfig:
     release: Release = "live"
     journal: Journal | None = None
     """A durable run's checkpoints (``procession.journal``), or ``None``."""
+    approvals: ApprovalBroker | None = None
+    """Where calls of tools that require approval wait for a decision."""
 
 
 @dataclass(slots=True)
@@ -218,7 +223,14 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         run_id=_check_id("run_id", options["run_id"]),
         release=release,
         journal=_check_journal(options.get("journal")),
+        approvals=check_approvals(options.get("approvals")),
     )
+
+
+def check_approvals(value: object) -> ApprovalBroker | None:
+    if value is not None and not isinstance(value, ApprovalBroker):
+        raise wrong("approvals", value, "an approval broker (decide(request) -> Decision)")
+    return value
 
 
 def _check_journal(value: object) -> Journal | None:
@@ -304,6 +316,7 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         memory=memory,
         release=call.release,
         journal=call.journal,
+        approvals=call.approvals if call.approvals is not None else agent.approvals,
     )
 
 
