@@ -400,6 +400,8 @@ class HookRunner:
         try:
             result = await self._call(hook, values)
             outcome = _hook_outcome(result, self.run)
+            if isinstance(result, Blocked):
+                trace.tripwire_on(span, result.payload)
             return result
         except BaseException as failure:
             error = str(failure)

@@ -306,6 +306,10 @@ class RunTrace:
         """A processor blocked the run (D12): an event on the run's span."""
         self.run.add_event("procession.tripwire", _event(payload))
 
+    def tripwire_on(self, span: Span, payload: dict[str, Any]) -> None:
+        """The hook whose abort blocked the run: the same event on its own span."""
+        span.add_event("procession.tripwire", _event(payload))
+
     def retry(self, reason: str, processor_id: str | None) -> None:
         """The step will be retried (D1): an event on the step's span."""
         target = self.step if self.step is not None else self.run
