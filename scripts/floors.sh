@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Run the provider tests (tests/models) against the oldest SDK versions procession's extras
-# allow, in a second virtual environment (.venv-floor, reused while its pins still match).
+# Run the provider and MCP tests (tests/models, tests/tools) against the oldest SDK versions
+# procession's extras allow, in a second virtual environment (.venv-floor, reused while its pins still match).
 #
 # The floors are read from pyproject.toml: each requirement "name>=X" of the extras named in
 # FLOOR_EXTRAS is installed as "name==X". To test a new floor, change it in pyproject.toml
@@ -8,7 +8,7 @@
 # another extra, add the extra's name here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FLOOR_EXTRAS="${FLOOR_EXTRAS:-openai anthropic anthropic-bedrock anthropic-vertex google google-vertex}"
+FLOOR_EXTRAS="${FLOOR_EXTRAS:-openai anthropic anthropic-bedrock anthropic-vertex google google-vertex mcp}"
 PYTHON="${PYTHON:-python3}"
 VENV=.venv-floor
 
@@ -40,5 +40,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$pins" ]; then
 fi
 echo "floors: $(echo "$pins" | tr '\n' ' ')"
 # The embedded model's tests need llama.cpp, which only the main environment builds.
-timeout 240 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/models \
+timeout 300 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/models tests/tools \
   --ignore=tests/models/test_local.py --ignore=tests/models/test_local_chat.py
