@@ -17,11 +17,12 @@ from starlette.routing import Route
 
 from procession._checks import check_flag, wrong
 from procession.agent import Agent
+from procession.errors import ProcessionError
 from procession.memory.memory import Memory
 from procession.server.auth import Auth
 from procession.server.config import CORS, Limits
 from procession.server.encoding import dumps
-from procession.server.errors import HTTPError, error_body
+from procession.server.errors import HTTPError, error_body, status_of
 from procession.server.limits import BodyLimit
 from procession.server.openapi import openapi_document
 from procession.server.routes import ROUTES
@@ -62,6 +63,13 @@ def _json(status: int, body: Any, headers: Mapping[str, str] | None = None) -> R
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPError)
     return _json(exc.status, exc.body(), exc.headers)
+
+
+async def _procession_error(request: Request, exc: Exception) -> Response:
+    failure = status_of(exc)
+    if failure.status >= 500:
+        logger.error("%s %s failed: %s", request.method, request.url.path, exc)
+    return _json(failure.status, failure.body(), failure.headers)
 
 
 async def _starlette_error(request: Request, exc: Exception) -> Response:
@@ -157,6 +165,7 @@ def create_app(
         middleware=middleware,
         exception_handlers={
             HTTPError: _http_error,
+            ProcessionError: _procession_error,
             StarletteHTTPException: _starlette_error,
             Exception: _unexpected,
         },

@@ -82,6 +82,13 @@ SCHEMAS: dict[str, Any] = {
         messages={"type": "array", "items": _OBJ},
         tripwire={"anyOf": [_OBJ, {"type": "null"}]},
     ),
+    "Chunk": {
+        "anyOf": [
+            _obj(("type", "runId", "from", "payload"), type=_STR, runId=_STR, payload=_OBJ),
+            _obj(("type", "data"), type={"type": "string", "pattern": "^data-"}),
+        ]
+    },
+    "UIChunk": _obj(("type",), type=_STR),
     "MemoryStatus": _obj(("result",), result={"type": "boolean"}),
     "Thread": _THREAD,
     "ThreadList": _obj(("threads", *_PAGE), threads={"type": "array", "items": _THREAD}, **_PAGE),
@@ -115,6 +122,13 @@ _REASONS = {
 }
 
 
+def _event(chunk: dict[str, Any]) -> dict[str, Any]:
+    """One server-sent event: ``data`` is a chunk's JSON, or ``[DONE]`` at the end."""
+    json_data = {"type": "string", "contentMediaType": "application/json", "contentSchema": chunk}
+    data = {"anyOf": [{"const": "[DONE]"}, json_data]}
+    return _obj(("data",), data=data, event=_STR, id=_STR)
+
+
 def _error(status: int) -> dict[str, Any]:
     return {
         "description": _REASONS[status],
@@ -131,9 +145,10 @@ def _success(route: RouteSpec) -> dict[str, Any]:
             else "Mastra's chunk stream: `data: <chunk>` events, then `data: [DONE]`"
         )
         headers = {"x-vercel-ai-ui-message-stream": {"schema": {"const": "v1"}}} if ui else {}
+        chunk = {"$ref": f"#/components/schemas/{'UIChunk' if ui else 'Chunk'}"}
         out: dict[str, Any] = {
             "description": description,
-            "content": {"text/event-stream": {"schema": _STR}},
+            "content": {"text/event-stream": {"schema": _event(chunk)}},
         }
         if headers:
             out["headers"] = headers
