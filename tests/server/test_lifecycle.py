@@ -11,7 +11,7 @@ import httpx2 as httpx
 import pytest
 
 from procession import ConfigurationError, Memory, tool
-from procession.server import CORS, Limits, create_app
+from procession.server import CORS, ServerLimits, create_app
 from procession.testing import Reply, ToolCallScript
 
 from .conftest import live_server, scripted_agent
@@ -119,7 +119,7 @@ async def _chunks(size: int, count: int) -> AsyncIterator[bytes]:
 
 
 async def test_bodies_over_the_limit_are_413_with_a_json_error() -> None:
-    app = create_app(scripted_agent(), limits=Limits(max_body_bytes=1000))
+    app = create_app(scripted_agent(), limits=ServerLimits(max_body_bytes=1000))
     async with live_server(app) as live, live.client() as client:
         declared = await client.post("/api/agents/support/generate", content=b"x" * 1001)
         chunked = await client.post("/api/agents/support/generate", content=_chunks(400, 5))
@@ -156,8 +156,8 @@ async def test_cors_answers_allowed_origins_only() -> None:
 @pytest.mark.parametrize(
     ("build", "words"),
     [
-        (lambda: Limits(max_body_bytes=0), "Limits.max_body_bytes"),
-        (lambda: Limits(max_body_bytes=True), "Limits.max_body_bytes"),
+        (lambda: ServerLimits(max_body_bytes=0), "ServerLimits.max_body_bytes"),
+        (lambda: ServerLimits(max_body_bytes=True), "ServerLimits.max_body_bytes"),
         (lambda: CORS(allow_origins="http://a"), "CORS.allow_origins"),
         (lambda: CORS(allow_origins=[]), "CORS.allow_origins"),
         (lambda: CORS(allow_origins=["*"], allow_credentials=True), "explicit origins"),

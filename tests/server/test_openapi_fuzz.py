@@ -27,7 +27,7 @@ from schemathesis.specs.openapi.checks import (
 
 from procession import Memory
 from procession.memory import SQLiteStorage
-from procession.server import Auth, Limits, create_app
+from procession.server import Auth, ServerLimits, create_app
 from procession.server.routes import ROUTES
 
 from .conftest import scripted_agent, serve_in_thread
@@ -52,7 +52,7 @@ def served(request: Any, tmp_path_factory: Any) -> Iterator[tuple[str, Any, dict
         scripted_agent("stateless", "Hi"),
     ]
     auth = Auth(api_keys={KEY: "fuzzer"}) if request.param == "auth" else None
-    app = create_app(agents, memory=memory, auth=auth, limits=Limits(max_body_bytes=65536))
+    app = create_app(agents, memory=memory, auth=auth, limits=ServerLimits(max_body_bytes=65536))
     headers = {"X-API-Key": KEY} if auth is not None else {}
     with serve_in_thread(app) as url:
         document = requests.get(f"{url}/api/openapi.json", headers=headers, timeout=10).json()
@@ -69,7 +69,7 @@ def _cases() -> list[tuple[str, GenerationMode]]:
     for route in ROUTES:
         label = f"{route.method} {route.path}"
         out.append((label, GenerationMode.POSITIVE))
-        if route.body is not None or route.query(Limits()) or "{" in route.path:
+        if route.body is not None or route.query(ServerLimits()) or "{" in route.path:
             out.append((label, GenerationMode.NEGATIVE))
     return out
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from procession import __version__
-from procession.server.config import Limits
+from procession.server.config import ServerLimits
 from procession.server.routes import RouteSpec
 
 __all__ = ["openapi_document"]
@@ -157,7 +157,9 @@ def _success(route: RouteSpec) -> dict[str, Any]:
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
 
-def _parameters(route: RouteSpec, limits: Limits, agent_ids: Sequence[str]) -> list[dict[str, Any]]:
+def _parameters(
+    route: RouteSpec, limits: ServerLimits, agent_ids: Sequence[str]
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if "{agentId}" in route.path:
         schema = {"type": "string", "enum": list(agent_ids)} if agent_ids else _STR
@@ -180,7 +182,7 @@ def _parameters(route: RouteSpec, limits: Limits, agent_ids: Sequence[str]) -> l
 
 
 def _operation(
-    route: RouteSpec, limits: Limits, agent_ids: Sequence[str], auth: bool
+    route: RouteSpec, limits: ServerLimits, agent_ids: Sequence[str], auth: bool
 ) -> dict[str, Any]:
     errors = set(route.errors)
     if route.body is not None:
@@ -211,7 +213,7 @@ def _operation(
 
 
 def openapi_document(
-    routes: Sequence[RouteSpec], *, limits: Limits, agent_ids: Sequence[str], auth: bool
+    routes: Sequence[RouteSpec], *, limits: ServerLimits, agent_ids: Sequence[str], auth: bool
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document of an app serving ``agent_ids``."""
     schemas = dict(SCHEMAS)
