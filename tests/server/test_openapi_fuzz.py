@@ -40,7 +40,7 @@ CHECKS = [
     response_schema_conformance,
 ]
 KEY = "fuzz-key-0123456789abcdef"
-EXAMPLES = {GenerationMode.POSITIVE: 20, GenerationMode.NEGATIVE: 10}
+EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
 
 
 @pytest.fixture(scope="module", params=["open", "auth"])
