@@ -283,7 +283,8 @@ def test_links_that_leave_docs_are_found_and_shown_as_source_pages(tmp_path: Pat
     assert found == {"../../tests/test_x.py": "tests/test_x.py"}
 
     shown = hooks.source_page("tests/test_x.py", (tmp_path / "tests" / "test_x.py").read_text())
-    assert shown.startswith("# `tests/test_x.py`")
+    assert "\n# `tests/test_x.py`\n" in shown
+    assert shown.startswith("---\nsearch:\n  exclude: true\n---\n")
     assert "~~~~~ python linenums=\"1\"\nx = '~~~~'\n~~~~~\n" in shown
 
 

@@ -143,6 +143,7 @@ def source_page(path: str, text: str) -> str:
     fence = "~" * max(3, longest + 1)
     language = _LANGUAGES.get(PurePosixPath(path).suffix, "text")
     return (
+        "---\nsearch:\n  exclude: true\n---\n\n"  # Material: keep whole files out of search
         f"# `{path}`\n\n"
         "A file of the repository, outside `docs/`, as it was when this site was built.\n\n"
         f'{fence} {language} linenums="1"\n{text.rstrip()}\n{fence}\n'
