@@ -23,7 +23,8 @@ from procession.testing import Reply, ScriptedModel
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 CONTRACT = DOCS / "contract.md"
-CITED_IN = ("src", "tests", "docs")
+CITED_IN = ("src", "tests", "docs", "bench", "README.md", "CHANGELOG.md")
+_SKIP_DIRS = {"__pycache__", ".venvs", ".oracle", "node_modules"}
 ROW = re.compile(r"\bD(\d+)\b")
 # tests/conformance/test_compare.py feeds the comparator a rule named after a row that does not
 # exist, to check that unknown rules are refused.
@@ -65,8 +66,9 @@ def _rows() -> set[int]:
 def _citations() -> dict[int, list[str]]:
     cited: dict[int, list[str]] = {}
     for top in CITED_IN:
-        for path in sorted((ROOT / top).rglob("*")):
-            if path.suffix not in (".py", ".md") or "__pycache__" in path.parts:
+        paths = [ROOT / top] if (ROOT / top).is_file() else sorted((ROOT / top).rglob("*"))
+        for path in paths:
+            if path.suffix not in (".py", ".md") or _SKIP_DIRS & set(path.parts):
                 continue
             where = path.relative_to(ROOT).as_posix()
             for number in {int(n) for n in ROW.findall(path.read_text())}:
