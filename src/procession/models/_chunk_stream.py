@@ -17,7 +17,7 @@ from procession.chunks import Chunk
 from procession.models._abort import cancel_on_abort
 from procession.signals import AbortSignal
 
-__all__ = ["ChunkStream", "Feed", "Fed"]
+__all__ = ["ChunkStream", "ChunksThenError", "Feed", "Fed"]
 
 Fed = Chunk | list[Chunk] | None
 """What an adapter's ``feed`` makes of one event: one chunk, several, or none."""
@@ -26,13 +26,25 @@ Feed = Callable[[Any], Fed]
 """Turns one wire event into chunks (may raise the adapter's error for an error event)."""
 
 
+class ChunksThenError(Exception):
+    """Raised by ``feed`` or ``finish`` when an event ends the stream in an error after a few
+    last chunks: :class:`ChunkStream` hands out ``chunks``, then raises ``error``."""
+
+    def __init__(self, chunks: list[Chunk], error: BaseException) -> None:
+        super().__init__(error)
+        self.chunks = chunks
+        self.error = error
+
+
 class ChunkStream:
     """The chunks ``feed`` makes of ``next_event``'s events, then ``finish``'s closing chunks.
 
     Args:
         next_event: The source's ``__anext__`` (raises ``StopAsyncIteration`` at the end).
-        feed: Makes the chunks of one event.
-        finish: Makes the closing chunks once the source has ended.
+        feed: Makes the chunks of one event (it raises :class:`ChunksThenError` to end
+            with an error after some).
+        finish: Makes the closing chunks once the source has ended (it raises
+            :class:`ChunksThenError` to end with an error after them).
         close: Closes the source (the HTTP response); awaited once, on :meth:`aclose`, at the
             end of the stream and on any error.
         abort_signal: Firing it interrupts the read in progress at once.
@@ -43,6 +55,7 @@ class ChunkStream:
     __slots__ = (
         "_close",
         "_closed",
+        "_error",
         "_feed",
         "_finish",
         "_next",
@@ -69,6 +82,7 @@ class ChunkStream:
         self._on_error = on_error
         self._pending: list[Chunk] = []  # reversed: the next chunk is last
         self._closed = False
+        self._error: BaseException | None = None  # raised once the last chunks are out
 
     def __aiter__(self) -> ChunkStream:
         return self
@@ -78,6 +92,9 @@ class ChunkStream:
         if pending:
             return pending.pop()
         if self._closed:
+            error, self._error = self._error, None
+            if error is not None:
+                raise error
             raise StopAsyncIteration
         feed = self._feed
         while True:
@@ -88,7 +105,7 @@ class ChunkStream:
                     with cancel_on_abort(self._signal):
                         event = await self._next()
             except StopAsyncIteration:
-                return await self._end()
+                break
             except BaseException as exc:
                 await self.aclose()
                 mapped = self._on_error(exc)
@@ -97,6 +114,9 @@ class ChunkStream:
                 raise mapped from exc
             try:
                 fed = feed(event)
+            except ChunksThenError as end:
+                await self.aclose()
+                return self._then_raise(end)
             except BaseException:
                 await self.aclose()
                 raise
@@ -106,6 +126,7 @@ class ChunkStream:
                 return fed
             if fed:
                 return self._buffer(fed)
+        return await self._end()
 
     def _buffer(self, chunks: list[Chunk]) -> Chunk:
         if len(chunks) > 1:
@@ -117,11 +138,23 @@ class ChunkStream:
     async def _end(self) -> Chunk:
         try:
             chunks = self._finish()
-        finally:
+        except ChunksThenError as end:
             await self.aclose()
+            return self._then_raise(end)
+        except BaseException:
+            await self.aclose()
+            raise
+        await self.aclose()
         if not chunks:
             raise StopAsyncIteration
         return self._buffer(chunks)
+
+    def _then_raise(self, end: ChunksThenError) -> Chunk:
+        """The first of ``end.chunks``; its error is raised once they are out (closed)."""
+        if not end.chunks:
+            raise end.error from end.error.__cause__
+        self._error = end.error
+        return self._buffer(end.chunks)
 
     async def aclose(self) -> None:
         """Stop the stream and close the source (idempotent)."""
@@ -129,4 +162,5 @@ class ChunkStream:
             return
         self._closed = True
         self._pending = []
+        self._error = None
         await self._close()
