@@ -141,21 +141,20 @@ def _anthropic_wire() -> list[tuple[str | None, dict[str, Any]]]:
 
 
 def _gemini_wire() -> list[tuple[str | None, dict[str, Any]]]:
-    def response(text: str, last: bool = False) -> dict[str, Any]:
-        candidate: dict[str, Any] = {"content": {"role": "model", "parts": [{"text": text}]}}
+    # As recorded (tests/models/fixtures/google/): every response repeats the usage so far.
+    def response(number: int) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"content": {"parts": [{"text": TEXT}], "role": "model"}}
         candidate["index"] = 0
-        body: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-bench"}
-        if last:
+        if number == EVENTS - 1:
             candidate["finishReason"] = "STOP"
-            body["usageMetadata"] = {
-                "promptTokenCount": 10,
-                "candidatesTokenCount": EVENTS,
-                "totalTokenCount": EVENTS + 10,
-            }
-        body["responseId"] = "resp_bench"
+        usage: dict[str, Any] = {"promptTokenCount": 10, "candidatesTokenCount": number + 1}
+        usage["totalTokenCount"] = number + 11
+        usage["promptTokensDetails"] = [{"modality": "TEXT", "tokenCount": 10}]
+        body: dict[str, Any] = {"candidates": [candidate], "usageMetadata": usage}
+        body.update(modelVersion="gemini-bench", responseId="resp_bench")
         return body
 
-    return [(None, response(TEXT, last=n == EVENTS - 1)) for n in range(EVENTS)]
+    return [(None, response(number)) for number in range(EVENTS)]
 
 
 def _encode(events: list[tuple[str | None, dict[str, Any]]], done: bool) -> list[bytes]:
