@@ -25,7 +25,9 @@ from procession.models._anthropic_stream import AnthropicStreamMapper
 from procession.models._chunk_stream import ChunksThenError, ChunkStream
 from procession.models._google_stream import GeminiStreamMapper
 from procession.models.anthropic import AnthropicModel
+from procession.models.base import StreamResult
 from procession.models.google import GoogleModel
+from procession.models.retry import stream_with_retries
 from procession.signals import AbortSignal
 from tests.models.scripted_server import Reply, ScriptedServer, SseEvent
 from tests.models.wire_fixtures import FIXTURES, fixture_reply
@@ -354,3 +356,64 @@ async def test_chunk_stream_abort_signal_interrupts_a_waiting_read() -> None:
     with pytest.raises(asyncio.CancelledError, match="user left"):
         await waiting
     assert source.closed == 1
+
+
+class _CountingSignal(AbortSignal):
+    """An abort signal that counts its registered listeners."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.added = 0
+        self.live = 0
+
+    def add_listener(self, listener: Callable[[], object]) -> Callable[[], None]:
+        remove = super().add_listener(listener)
+        self.added += 1
+        self.live += 1
+
+        def counted() -> None:
+            self.live -= 1
+            remove()
+
+        return counted
+
+
+@pytest.mark.asyncio
+async def test_chunk_stream_listens_to_the_signal_once_and_stops_listening_when_closed() -> None:
+    signal = _CountingSignal()
+    stream = _stream(_Source(["a", "b", "c d"]), _feed, signal=signal)
+    assert await _drain(stream) == ["a", "b", "c", "d"]
+    assert (signal.added, signal.live) == (1, 0)
+
+
+@pytest.mark.asyncio
+async def test_chunk_stream_signal_fired_between_reads_stops_the_next_read() -> None:
+    signal = AbortSignal()
+    source = _Source(["a", "b"])
+    stream = _stream(source, _feed, signal=signal)
+    assert (await stream.__anext__()).type == "a"
+    signal.abort("gone")
+    await asyncio.sleep(0)  # nothing was being read: the task is not cancelled
+    with pytest.raises(asyncio.CancelledError, match="gone"):
+        await stream.__anext__()
+    assert source.closed == 1
+
+
+class _SourceModel:
+    """A model whose stream is a :class:`ChunkStream` over a scripted source."""
+
+    provider = "test"
+    model_id = "scripted"
+    specification_version = "v2"
+    supports_structured_output = False
+
+    async def do_stream(self, options: ModelCallOptions) -> StreamResult:
+        source = _Source(["a b", "", "c"])
+        return StreamResult(stream=_stream(source, _feed, finish=lambda: [Chunk("finish")]))
+
+
+@pytest.mark.asyncio
+async def test_retry_layer_gives_the_first_chunk_back_to_an_adapter_stream() -> None:
+    result = await stream_with_retries(_SourceModel(), ModelCallOptions(prompt=[]))
+    assert isinstance(result.stream, ChunkStream)  # no wrapper on the per-chunk path
+    assert await _drain(result.stream) == ["a", "b", "c", "finish"]

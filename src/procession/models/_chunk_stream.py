@@ -10,11 +10,11 @@ none; the chunks of a list are handed out one by one from a buffer.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from procession.chunks import Chunk
-from procession.models._abort import cancel_on_abort
 from procession.signals import AbortSignal
 
 __all__ = ["ChunkStream", "ChunksThenError", "Feed", "Fed"]
@@ -47,7 +47,9 @@ class ChunkStream:
             :class:`ChunksThenError` to end with an error after them).
         close: Closes the source (the HTTP response); awaited once, on :meth:`aclose`, at the
             end of the stream and on any error.
-        abort_signal: Firing it interrupts the read in progress at once.
+        abort_signal: Firing it interrupts the read in progress at once: the read raises
+            ``asyncio.CancelledError(signal.reason)``, as under
+            :class:`~procession.models._abort.cancel_on_abort` (one listener serves every read).
         on_error: Maps an exception raised while *reading* the source to the error to raise
             instead (``None``: raise it as it is). What ``feed`` raises passes unchanged.
     """
@@ -58,10 +60,13 @@ class ChunkStream:
         "_error",
         "_feed",
         "_finish",
+        "_fired",
         "_next",
         "_on_error",
         "_pending",
         "_signal",
+        "_task",
+        "_unlisten",
     )
 
     def __init__(
@@ -83,6 +88,15 @@ class ChunkStream:
         self._pending: list[Chunk] = []  # reversed: the next chunk is last
         self._closed = False
         self._error: BaseException | None = None  # raised once the last chunks are out
+        self._task: asyncio.Task[Any] | None = None  # the task reading, while it reads
+        self._fired = False
+        self._unlisten = None if abort_signal is None else abort_signal.add_listener(self._abort)
+
+    def _abort(self) -> None:
+        task = self._task
+        if task is not None:  # a read is in progress: interrupt it
+            self._fired = True
+            task.cancel()
 
     def __aiter__(self) -> ChunkStream:
         return self
@@ -99,11 +113,22 @@ class ChunkStream:
         feed = self._feed
         while True:
             try:
-                if self._signal is None:
+                signal = self._signal
+                if signal is None:
                     event = await self._next()
-                else:
-                    with cancel_on_abort(self._signal):
+                else:  # what cancel_on_abort does, with one listener for all the reads
+                    if signal.aborted:
+                        raise asyncio.CancelledError(signal.reason)
+                    self._task = task = asyncio.current_task()
+                    try:
                         event = await self._next()
+                    finally:
+                        self._task = None
+                        if self._fired:
+                            self._fired = False
+                            if task is not None:
+                                task.uncancel()
+                            raise asyncio.CancelledError(signal.reason) from None
             except StopAsyncIteration:
                 break
             except BaseException as exc:
@@ -156,6 +181,11 @@ class ChunkStream:
         self._error = end.error
         return self._buffer(end.chunks)
 
+    def unread(self, chunk: Chunk) -> None:
+        """Hand ``chunk`` out again before anything else (a chunk read ahead, such as the
+        first one the retry layer waits for)."""
+        self._pending.append(chunk)
+
     async def aclose(self) -> None:
         """Stop the stream and close the source (idempotent)."""
         if self._closed:
@@ -163,4 +193,6 @@ class ChunkStream:
         self._closed = True
         self._pending = []
         self._error = None
+        if self._unlisten is not None:
+            self._unlisten()
         await self._close()
