@@ -10,11 +10,11 @@ none; the chunks of a list are handed out one by one from a buffer.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from procession.chunks import Chunk
+from procession.models._abort import AbortGuard
 from procession.signals import AbortSignal
 
 __all__ = ["ChunkStream", "ChunksThenError", "Feed", "Fed"]
@@ -49,7 +49,8 @@ class ChunkStream:
             end of the stream and on any error.
         abort_signal: Firing it interrupts the read in progress at once: the read raises
             ``asyncio.CancelledError(signal.reason)``, as under
-            :class:`~procession.models._abort.cancel_on_abort` (one listener serves every read).
+            :class:`~procession.models._abort.cancel_on_abort`, with one listener for every read
+            (:class:`~procession.models._abort.AbortGuard`).
         on_error: Maps an exception raised while *reading* the source to the error to raise
             instead (``None``: raise it as it is). What ``feed`` raises passes unchanged.
     """
@@ -60,13 +61,10 @@ class ChunkStream:
         "_error",
         "_feed",
         "_finish",
-        "_fired",
+        "_guard",
         "_next",
         "_on_error",
         "_pending",
-        "_signal",
-        "_task",
-        "_unlisten",
     )
 
     def __init__(
@@ -83,20 +81,11 @@ class ChunkStream:
         self._feed = feed
         self._finish = finish
         self._close = close
-        self._signal = abort_signal
         self._on_error = on_error
         self._pending: list[Chunk] = []  # reversed: the next chunk is last
         self._closed = False
         self._error: BaseException | None = None  # raised once the last chunks are out
-        self._task: asyncio.Task[Any] | None = None  # the task reading, while it reads
-        self._fired = False
-        self._unlisten = None if abort_signal is None else abort_signal.add_listener(self._abort)
-
-    def _abort(self) -> None:
-        task = self._task
-        if task is not None:  # a read is in progress: interrupt it
-            self._fired = True
-            task.cancel()
+        self._guard = None if abort_signal is None else AbortGuard(abort_signal)
 
     def __aiter__(self) -> ChunkStream:
         return self
@@ -113,22 +102,15 @@ class ChunkStream:
         feed = self._feed
         while True:
             try:
-                signal = self._signal
-                if signal is None:
+                guard = self._guard
+                if guard is None:
                     event = await self._next()
-                else:  # what cancel_on_abort does, with one listener for all the reads
-                    if signal.aborted:
-                        raise asyncio.CancelledError(signal.reason)
-                    self._task = task = asyncio.current_task()
+                else:
+                    task = guard.start()
                     try:
                         event = await self._next()
                     finally:
-                        self._task = None
-                        if self._fired:
-                            self._fired = False
-                            if task is not None:
-                                task.uncancel()
-                            raise asyncio.CancelledError(signal.reason) from None
+                        guard.stop(task)
             except StopAsyncIteration:
                 break
             except BaseException as exc:
@@ -193,6 +175,6 @@ class ChunkStream:
         self._closed = True
         self._pending = []
         self._error = None
-        if self._unlisten is not None:
-            self._unlisten()
+        if self._guard is not None:
+            self._guard.close()
         await self._close()
