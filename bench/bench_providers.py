@@ -28,6 +28,7 @@ issue's goal: ``agent3`` at most 5 % over the SDK. Which baseline is the honest 
 
     .venv/bin/python bench/bench_providers.py                # all four APIs
     .venv/bin/python bench/bench_providers.py --api chat --rounds 9 --requests 20
+    .venv/bin/python bench/bench_providers.py --abort     # also with an abort signal
 
 Not a test: it asserts nothing and runs for a while (about two minutes with the defaults).
 """
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from procession import Agent, Chunk
+from procession import AbortSignal, Agent, Chunk
 from procession.models.base import LanguageModel, ModelCallOptions
 
 EVENTS = 500
@@ -465,17 +466,19 @@ class PassThrough:
         return part
 
 
-async def _drain_model(model: LanguageModel) -> int:
+async def _drain_model(model: LanguageModel, signal: AbortSignal | None = None) -> int:
     options = ModelCallOptions(
-        prompt=[{"role": "user", "content": [{"type": "text", "text": "go"}]}]
+        prompt=[{"role": "user", "content": [{"type": "text", "text": "go"}]}],
+        abort_signal=signal,
     )
     result = await model.do_stream(options)
     stream: AsyncIterator[Chunk] = result.stream
     return sum([1 async for chunk in stream if chunk.type == "text-delta"])
 
 
-async def _drain_agent(agent: Agent) -> int:
-    return sum([1 async for chunk in agent.stream("go") if chunk.type == "text-delta"])
+async def _drain_agent(agent: Agent, signal: AbortSignal | None = None) -> int:
+    stream = agent.stream("go", abort_signal=signal)
+    return sum([1 async for chunk in stream if chunk.type == "text-delta"])
 
 
 async def _timed(read: Callable[[], Awaitable[int]], requests: int) -> float:
@@ -486,7 +489,7 @@ async def _timed(read: Callable[[], Awaitable[int]], requests: int) -> float:
     return time.process_time() - started
 
 
-async def bench_api(api: Api, rounds: int, requests: int) -> dict[str, float]:
+async def bench_api(api: Api, rounds: int, requests: int, abort: bool) -> dict[str, float]:
     """Per-event medians in microseconds of every reader of ``api``."""
     server = Server(_encode(api.events(), api.done))
     receive, send = multiprocessing.Pipe(duplex=False)
@@ -514,6 +517,9 @@ async def bench_api(api: Api, rounds: int, requests: int) -> dict[str, float]:
     readers["adapter"] = lambda: _drain_model(model)
     for name, agent in agents.items():
         readers[name] = lambda agent=agent: _drain_agent(agent)  # type: ignore[misc]
+    if abort:  # the same with an abort signal (as a server passes, to stop on a disconnect)
+        readers["adapter+abort"] = lambda: _drain_model(model, AbortSignal())
+        readers["agent3+abort"] = lambda: _drain_agent(agents["agent3"], AbortSignal())
     for read in readers.values():  # warm up connections, caches and imports
         await _timed(read, 2)
     samples: dict[str, list[float]] = {name: [] for name in readers}
@@ -542,6 +548,9 @@ async def main() -> None:
     parser.add_argument("--api", choices=[*APIS, "all"], default="all")
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds (median)")
     parser.add_argument("--requests", type=int, default=10, help="responses per sample")
+    parser.add_argument(
+        "--abort", action="store_true", help="also the adapter and agent3 with an abort signal"
+    )
     args = parser.parse_args()
     chosen = list(APIS) if args.api == "all" else [args.api]
     print(
@@ -559,7 +568,7 @@ async def main() -> None:
     notes = []
     for key in chosen:
         api = APIS[key]
-        result = await bench_api(api, args.rounds, args.requests)
+        result = await bench_api(api, args.rounds, args.requests, args.abort)
         typed, raw = result.get("typed"), result["raw"]
         print(
             f"{api.name:<17}"
@@ -574,8 +583,20 @@ async def main() -> None:
                     f"{api.name} {name}: {value:.1f}; adapter {_share(result['adapter'], value)}"
                     f", agent3 {_share(result['agent3'], value)}"
                 )
+        if abort_line := _abort_note(api.name, result):
+            notes.append(abort_line)
     for note in notes:
         print(note)
+
+
+def _abort_note(name: str, result: dict[str, float]) -> str:
+    if "agent3+abort" not in result:
+        return ""
+    adapter, agent = result["adapter+abort"], result["agent3+abort"]
+    return (
+        f"{name} with an abort signal: adapter {adapter:.1f} ({_share(adapter, result['adapter'])}"
+        f" over none), agent3 {agent:.1f} ({_share(agent, result['agent3'])} over none)"
+    )
 
 
 if __name__ == "__main__":
