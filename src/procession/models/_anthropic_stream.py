@@ -87,7 +87,8 @@ def sdk_event(data: dict[str, Any]) -> Any:
     try:
         return adapter.validate_python(data)
     except Exception:  # the SDK falls back to construction on any failure, so do we
-        variant = by_type.get(data.get("type"))  # type: ignore[arg-type]
+        kind = data.get("type")
+        variant = by_type.get(kind) if isinstance(kind, str) else None
         return None if variant is None else variant.construct(**data)
 
 
