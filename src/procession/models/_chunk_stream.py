@@ -17,7 +17,7 @@ from procession.chunks import Chunk
 from procession.models._abort import AbortGuard
 from procession.signals import AbortSignal
 
-__all__ = ["ChunkStream", "ChunksThenError", "Feed", "Fed"]
+__all__ = ["ChunkStream", "ChunksThenError", "Fed", "Feed"]
 
 Fed = Chunk | list[Chunk] | None
 """What an adapter's ``feed`` makes of one event: one chunk, several, or none."""
