@@ -15,9 +15,11 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from procession import (
+    Agent,
+    AgentResult,
     APICallError,
     Chunk,
     Memory,
@@ -35,6 +37,7 @@ from procession.testing import Reply, ScriptedModel, ToolCallScript
 from ..contract.kit import TrackedModel
 
 T = TypeVar("T")
+Release: TypeAlias = Literal["live", "step"]
 
 GRACE = 2.0
 """Seconds a task that is ending on its own (a storage write finishing in its thread) may take
@@ -256,10 +259,13 @@ class FaultyModel:
     model_id = "faulty-model"
 
     def __init__(self, replies: Sequence[Reply], *, call: int, at: int, kind: str) -> None:
-        self.inner = ScriptedModel(list(replies), repeat_last=True)
+        self.replies = list(replies)
         self.call, self.at, self.kind = call, at, kind
         self.calls: list[ModelCallOptions] = []
         self.faults = 0
+        self.served = 0
+        """Calls that streamed without a fault: the next call answers with that reply, so a
+        retried call gets the reply the broken one was streaming."""
 
     async def do_stream(self, options: ModelCallOptions) -> StreamResult:
         """The scripted call, broken at the chosen point of the chosen call."""
@@ -268,9 +274,12 @@ class FaultyModel:
         if number == self.call and self.kind == "start":
             self.faults += 1
             raise APICallError("rejected", status_code=400)
-        result: StreamResult = await self.inner.do_stream(options)
+        reply = self.replies[min(self.served, len(self.replies) - 1)]
+        result: StreamResult = await ScriptedModel([reply]).do_stream(options)
         if number == self.call:
             result.stream = self._broken(result.stream)
+        else:
+            self.served += 1
         return result
 
     async def _broken(self, stream: AsyncIterator[Chunk]) -> AsyncIterator[Chunk]:
@@ -289,6 +298,17 @@ class FaultyModel:
         finally:
             with contextlib.suppress(Exception):
                 await stream.aclose()  # type: ignore[attr-defined]
+
+
+async def streamed(
+    agent: Agent, release: Release, prompt: str = "go", **options: Any
+) -> tuple[list[Chunk], AgentResult]:
+    """Every chunk of one stream run and its result (thread ``t`` of resource ``r``)."""
+    options.setdefault("thread_id", "t")
+    options.setdefault("resource_id", "r")
+    stream = agent.stream(prompt, release=release, **options)
+    chunks = [c async for c in stream]
+    return chunks, await stream.result()
 
 
 def sqlite_memory() -> Memory:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from procession import Agent, Chunk
 from procession.testing import FunctionModel, Reply, ScriptedModel, ToolCallScript
 
-from .harness import BEHAVIOURS, Guard, LaneProbe, Tools, sqlite_memory, stored, texts_of
+from .harness import BEHAVIOURS, Guard, LaneProbe, Release, Tools, sqlite_memory, stored, texts_of
 
 HIDDEN = frozenset(("response-metadata", "finish"))
 """Chunks that pass the lane but never reach the client (D22)."""
@@ -144,7 +144,7 @@ class RecordingModel:
 @examples(150)
 @given(script=scripts(), lane=lanes, release=st.sampled_from(["live", "step"]))
 def test_every_chunk_passes_every_stream_processor_once_in_order(
-    guard: Guard, script: Script, lane: list[tuple[str, str]], release: str
+    guard: Guard, script: Script, lane: list[tuple[str, str]], release: Release
 ) -> None:
     probes = _probes(lane)
     recording = RecordingModel(script.replies)
@@ -158,7 +158,7 @@ def test_every_chunk_passes_every_stream_processor_once_in_order(
             output_processors=probes,
             max_steps=script.steps,
         )
-        stream = agent.stream("go", release=release)  # type: ignore[arg-type]
+        stream = agent.stream("go", release=release)
         client = [c async for c in stream]
         assert client[-1].type == "finish", client[-1]
         check_lane(probes, recording.chunks, client, step=release == "step")
@@ -174,7 +174,7 @@ def test_every_chunk_passes_every_stream_processor_once_in_order(
     script=scripts(), lane=lanes, at=st.integers(0, 4), release=st.sampled_from(["live", "step"])
 )
 def test_a_dropped_chunk_is_gone_everywhere(
-    guard: Guard, script: Script, lane: list[tuple[str, str]], at: int, release: str
+    guard: Guard, script: Script, lane: list[tuple[str, str]], at: int, release: Release
 ) -> None:
     probes = _probes(lane)
     dropper = LaneProbe("dropper", "drop", "sync")
@@ -193,7 +193,7 @@ def test_a_dropped_chunk_is_gone_everywhere(
                 max_steps=script.steps,
                 memory=memory,
             )
-            stream = agent.stream("go", release=release, thread_id="t", resource_id="r")  # type: ignore[arg-type]
+            stream = agent.stream("go", release=release, thread_id="t", resource_id="r")
             client = [c async for c in stream]
             result = await stream.result()
             assert result.error is None, result.error
@@ -214,7 +214,7 @@ def test_a_dropped_chunk_is_gone_everywhere(
 
 @examples(40)
 @given(runs=st.integers(2, 6), steps=st.integers(1, 3), release=st.sampled_from(["live", "step"]))
-def test_state_never_crosses_runs(guard: Guard, runs: int, steps: int, release: str) -> None:
+def test_state_never_crosses_runs(guard: Guard, runs: int, steps: int, release: Release) -> None:
     seen_states: dict[str, dict[int, dict[str, Any]]] = {}  # run -> the states it got, by id
     problems: list[str] = []
 
