@@ -134,8 +134,13 @@ class Tools:
 
         return echo
 
+    async def pause(self) -> None:
+        """Where the ``wait`` tool yields to the event loop (twice a call)."""
+        for _ in range(self.turns):
+            await asyncio.sleep(0)
+
     def wait_tool(self) -> Tool:
-        """``wait(n)``: yields to the loop, writes a data chunk, returns ``n``."""
+        """``wait(n)``: yields to the loop, writes a data chunk, yields, returns ``n``."""
 
         @tool
         async def wait(n: int, context: ToolContext) -> int:
@@ -143,10 +148,9 @@ class Tools:
             self.running += 1
             self.events.append("start")
             try:
-                for _ in range(self.turns):
-                    await asyncio.sleep(0)
+                await self.pause()
                 await context.writer.custom({"type": "data-wait", "data": n})
-                await asyncio.sleep(0)
+                await self.pause()
                 if self.fail:
                     raise ValueError("wait broke")
             except asyncio.CancelledError:
