@@ -338,3 +338,22 @@ async def test_closing_while_the_model_streams_closes_its_stream(mode: str) -> N
     assert model.opened == 1
     assert model.open == 0
     assert await settle_tasks() == set()
+
+
+@pytest.mark.skip(
+    reason="needs loop: when a run that ran tools has ended, none of its tasks may still be "
+    "pending (D32: no task left behind); today the tool stage cancels its wake-up waiter "
+    "(ensure_future(wake.wait())) without awaiting it, so the caller gets the last chunk while "
+    "that task is still cancelling (it ends on the next loop turn)"
+)
+@pytest.mark.asyncio
+async def test_no_task_is_pending_when_a_tool_run_ends() -> None:  # D32
+    @tool
+    def quick() -> str:
+        """Answer at once."""
+        return "ok"
+
+    model = ScriptedModel([Reply(tool_calls=[ToolCallScript("quick", {})]), Reply(text=["done"])])
+    chunks = [c.type async for c in Agent(id="a", model=model, tools=[quick]).stream("go")]
+    assert chunks[-1] == "finish"
+    assert {t for t in asyncio.all_tasks() if t is not asyncio.current_task()} == set()

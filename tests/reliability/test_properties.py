@@ -11,21 +11,27 @@ example counts; ``bench/soak_properties.py`` runs the same checks over a million
 from __future__ import annotations
 
 import asyncio
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from procession import Agent, Chunk
+from procession import Agent
 from procession.testing import FunctionModel, Reply, ScriptedModel, ToolCallScript
 
-from .harness import BEHAVIOURS, Guard, LaneProbe, Release, Tools, sqlite_memory, stored, texts_of
-
-HIDDEN = frozenset(("response-metadata", "finish"))
-"""Chunks that pass the lane but never reach the client (D22)."""
-LOOP_CHUNKS = frozenset(("step-start", "tool-result", "tool-error", "step-finish"))
+from .harness import (
+    BEHAVIOURS,
+    Guard,
+    LaneProbe,
+    RecordingModel,
+    Release,
+    Tools,
+    check_lane,
+    sqlite_memory,
+    stored,
+    texts_of,
+)
 
 
 def examples(count: int) -> settings:
@@ -77,68 +83,6 @@ lanes = st.lists(
 
 def _probes(lane: list[tuple[str, str]]) -> list[LaneProbe]:
     return [LaneProbe(f"p{i}", behaviour, mode) for i, (behaviour, mode) in enumerate(lane)]
-
-
-def check_lane(
-    probes: list[LaneProbe], model_chunks: list[Chunk], client: list[Chunk], *, step: bool
-) -> int:
-    """The lane invariants over one run; returns how many chunk passes were checked.
-
-    Step mode releases ``response-metadata`` to the client, which live mode hides: tolerated
-    here, pinned as a loop need by ``tests/contract/test_d31_release.py``."""
-    first = probes[0]
-    for probe in probes:
-        ids = [id(c) for c in probe.seen]
-        assert len(ids) == len(set(ids)), f"{probe.id} received a chunk twice"
-    for before, after in itertools.pairwise(probes):
-        assert [id(c) for c in after.seen] == [id(c) for c in before.out], (
-            f"{after.id} did not receive exactly what {before.id} passed on"
-        )
-    from_model = {id(c) for c in model_chunks}
-    expected = [
-        c
-        for c in model_chunks
-        if c.type != "finish" or c.payload["stepResult"]["reason"] != "tool-calls"
-    ]
-    assert [c for c in first.seen if id(c) in from_model] == expected
-    assert {c.type for c in first.seen if id(c) not in from_model} <= LOOP_CHUNKS
-    passed = [c for c in probes[-1].out if c.type not in HIDDEN]
-    shown = [  # data chunks skip probes without process_data_parts (D9)
-        c
-        for c in client
-        if c.type != "start" and c is not client[-1] and not c.type.startswith("data-")
-    ]
-    if step:
-        shown = [c for c in shown if c.type != "response-metadata"]
-    assert [id(c) for c in shown] == [id(c) for c in passed], "the client got another sequence"
-    return sum(len(p.seen) for p in probes)
-
-
-class RecordingModel:
-    """Keeps every chunk object the scripted model yielded, in order."""
-
-    def __init__(self, replies: list[Reply]) -> None:
-        self.model = ScriptedModel(replies)
-        self.chunks: list[Chunk] = []
-
-    def tracked(self, guard: Guard) -> Any:
-        tracked = guard.model(self.model)
-        inner_do_stream = tracked.do_stream
-
-        async def do_stream(options: Any) -> Any:
-            result = await inner_do_stream(options)
-            stream = result.stream
-
-            async def kept() -> Any:
-                async for chunk in stream:
-                    self.chunks.append(chunk)
-                    yield chunk
-
-            result.stream = kept()
-            return result
-
-        tracked.do_stream = do_stream  # type: ignore[method-assign]
-        return tracked
 
 
 @examples(150)
