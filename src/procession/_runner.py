@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
 from procession._config import RunConfig
+from procession._inspect import hook_note
 from procession._outcomes import Aborted, Blocked, Retry, Stop
 from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
@@ -267,7 +269,7 @@ class StreamHook(Hook):
         data: Whether it receives ``data-*`` chunks (``process_data_parts``, D9).
     """
 
-    __slots__ = ("call", "data", "parts", "position")
+    __slots__ = ("call", "data", "parts", "position", "wraps")
 
     def __init__(self, processor: Any, index: int, static: dict[str, Any], position: int) -> None:
         super().__init__(processor, "process_output_stream", index, static)
@@ -277,6 +279,9 @@ class StreamHook(Hook):
         self.parts: list[Chunk] | None = [] if wants is None or "stream_parts" in wants else None
         static["stream_parts"] = self.parts
         self.data = bool(getattr(processor, "process_data_parts", False))
+        self.wraps: list[Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]]]
+        self.wraps = []
+        """What wraps the bound caller, innermost first (tracing's counts, Studio's view)."""
         self.call: Callable[[Chunk], Any] = self._make_call(0)
 
     def _make_call(self, retry_count: int) -> Callable[[Chunk], Any]:
@@ -285,7 +290,18 @@ class StreamHook(Hook):
         kind = "plain"
         if "abort" in bound:
             kind = "async-checked" if self.is_async else "sync-checked"
-        return _caller(self.function, bound, self.record, kind)
+        call = _caller(self.function, bound, self.record, kind)
+        for wrap in self.wraps:
+            call = wrap(self, call)
+        return call
+
+    def wrap(
+        self, wrapper: Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]]
+    ) -> None:
+        """Wrap the bound caller (kept when a retry rebinds it); only done when asked for, so
+        the plain per-chunk path pays nothing."""
+        self.wraps.append(wrapper)
+        self.call = wrapper(self, self.call)
 
     def set_retry_count(self, count: int) -> None:
         """Rebind after a retry, when the hook declared ``retry_count`` (D5)."""
@@ -382,6 +398,34 @@ class HookRunner:
         signal interrupts a hook that hangs. Writer chunks the hook queued pass the output lane
         before this returns (D27).
         """
+        run = self.run
+        if run.trace is not None or run.inspect:
+            return await self._observed(hook, values)
+        return await self._call(hook, values)
+
+    async def _observed(self, hook: Hook, values: dict[str, Any]) -> Any:
+        """:meth:`call` inside the hook's span (tracing) and reported to a viewer (inspect)."""
+        run = self.run
+        trace = run.trace
+        span = trace.begin_hook(hook) if trace is not None else None
+        writes, started = run.emitter.writes, time.perf_counter()
+        outcome, error = "error", None
+        try:
+            result = await self._call(hook, values)
+            outcome = _hook_outcome(result, run)
+            if trace is not None and span is not None and isinstance(result, Blocked):
+                trace.tripwire_on(span, result.payload)
+            return result
+        except BaseException as failure:
+            error = str(failure)
+            raise
+        finally:
+            if trace is not None and span is not None:
+                trace.end_hook(span, outcome, run.emitter.writes - writes, error)
+            if run.inspect:
+                hook_note(run, hook, outcome, started)
+
+    async def _call(self, hook: Hook, values: dict[str, Any]) -> Any:
         run = self.run
         if "retry_count" not in values:
             values["retry_count"] = run.processor_retries
@@ -557,6 +601,17 @@ class HookRunner:
 
 
 _RAISED_CANCEL = "raised CancelledError while the run was not cancelled"
+
+
+def _hook_outcome(result: Any, run: RunState) -> str:
+    """How a (non-stream) hook ended, for its span."""
+    if isinstance(result, Retry):
+        return "retry"
+    if isinstance(result, Blocked):
+        return "tripwire"
+    if isinstance(result, Aborted):
+        return "aborted"
+    return "kept" if result is None or result is run.message_list else "replaced"
 
 
 def as_processor_error(error: BaseException, hook: Hook) -> BaseException:
