@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -33,7 +33,7 @@ class Upper:
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("release", ["live", "step"])
-async def test_notes_say_what_each_processor_did(release: str) -> None:
+async def test_notes_say_what_each_processor_did(release: Literal["live", "step"]) -> None:
     model = ScriptedModel([Reply(text=["a ", "secret", "noise", " b"])])
     bot = agent(model, input_processors=[Upper()], output_processors=[Hide()])
     chunks = await collect(bot.stream("x", inspect=True, release=release))
