@@ -190,11 +190,16 @@ def check_instructions(name: str, value: object) -> Any:
     raise wrong(name, value, "a string, a list of strings or a function of the request context")
 
 
-def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallOptions:
-    """Check one call's options (D35); raises ``ConfigurationError`` naming the bad one."""
-    release = options["release"]
+def check_release(release: Any) -> Release:
+    """``release`` is ``"live"`` or ``"step"`` (D31, D35)."""
     if release not in ("live", "step"):
         raise wrong("release", release, "'live' or 'step'")
+    return release  # type: ignore[no-any-return]
+
+
+def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallOptions:
+    """Check one call's options (D35); raises ``ConfigurationError`` naming the bad one."""
+    release = check_release(options["release"])
     retries = options["max_processor_retries"]
     return CallOptions(
         messages=messages,

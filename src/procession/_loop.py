@@ -39,6 +39,7 @@ from procession._outcomes import (
 )
 from procession._runner import HookRunner, StreamHook
 from procession._state import Attempt, RunState
+from procession._step import MalformedChunkError
 from procession._tracing import RunTrace, start_run_trace
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
@@ -54,6 +55,7 @@ __all__ = ["run"]
 
 async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
     """The run's client-visible chunks; ``state.result`` is final once this ends."""
+    state.running = True
     emitter = state.emitter
     runner: HookRunner | None = None
     outcome: Outcome = CONTINUE
@@ -62,53 +64,58 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
         outcome = await _begin(state, runner, agent, call, config)
         while isinstance(outcome, Continue | Retry):
             attempt = _attempt(state, config)
-            await _before_model(state, runner, attempt, config)
-            for chunk in emitter.drain():
-                yield chunk
-            if attempt.outcome is None:
-                # -- the hot path: each model chunk through the output lane, into the step
-                hooks, hold, held = runner.stream, emitter.holding, emitter.held
-                add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
-                run_id = state.run_id
-                hook: StreamHook | None = None
-                out: Any = None
-                try:
-                    while True:
-                        hook = None
-                        chunk = await attempt.read()  # type: ignore[misc]  # set by now
-                        chunk.run_id = run_id
-                        if chunk.type not in special:
-                            for hook in hooks:
-                                if hook.parts is not None:
-                                    hook.parts.append(chunk)
-                                out = hook.call(chunk)
-                                if hook.is_async:
-                                    out = await out
-                                if type(out) is not Chunk:
-                                    break  # dropped, or more than a chunk: the slow way
-                                if out is not chunk:
-                                    model.check_replacement(hook, out)
-                                chunk = out
-                            else:
-                                hook = None
-                                if not (emitter.pending or emitter.ready):
-                                    add(chunk)
-                                    if hold:
-                                        held.append(chunk)
-                                    elif chunk.type not in hidden:
-                                        yield chunk
-                                    continue
-                        await model.slow_chunk(state, runner, attempt, chunk, hook, out)
-                        for item in emitter.drain():
-                            yield item
-                        if attempt.stopped():
-                            break
-                except StopAsyncIteration:
-                    pass
-                except BaseException as error:
-                    attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
-                finally:
-                    await model.aclose(attempt.stream)
+            try:  # the model stream is closed however the attempt ends (D32)
+                await _before_model(state, runner, attempt, config)
+                for chunk in emitter.drain():
+                    yield chunk
+                if attempt.outcome is None:
+                    # -- the hot path: each model chunk through the output lane, into the step
+                    hooks, hold, held = runner.stream, emitter.holding, emitter.held
+                    add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
+                    run_id, guard = state.run_id, attempt.guard
+                    hook: StreamHook | None = None
+                    out: Any = None
+                    try:
+                        while True:
+                            hook = None
+                            chunk = await attempt.read()  # type: ignore[misc]  # set by now
+                            chunk.run_id = run_id
+                            if chunk.type not in special:
+                                for hook in hooks:
+                                    if hook.parts is not None:
+                                        hook.parts.append(chunk)
+                                    out = hook.call(chunk)
+                                    if hook.is_async:
+                                        if guard is None:
+                                            out = await out
+                                        else:  # interrupted by the abort signal (D32)
+                                            out = await model.guarded_hook(guard, out)
+                                    if type(out) is not Chunk:
+                                        break  # dropped, or more than a chunk: the slow way
+                                    if out is not chunk:
+                                        model.check_replacement(hook, out)
+                                    chunk = out
+                                else:
+                                    hook = None
+                                    if not (emitter.pending or emitter.ready):
+                                        add(chunk)
+                                        if chunk.type not in hidden:
+                                            if hold:
+                                                held.append(chunk)
+                                            else:
+                                                yield chunk
+                                        continue
+                            await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                            for item in emitter.drain():
+                                yield item
+                            if attempt.stopped():
+                                break
+                    except StopAsyncIteration:
+                        pass
+                    except BaseException as error:
+                        attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
+            finally:
+                await model.close_stream(attempt)
             async with aclosing(_after_model(state, runner, attempt, config)) as after:
                 async for chunk in after:
                     yield chunk
@@ -141,6 +148,7 @@ async def _left(state: RunState, runner: HookRunner | None) -> None:
         await persist.record_usage(state, runner.config)
     if state.trace is not None:
         state.trace.end("abort", None)
+    state.closed()
 
 
 async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunConfig, HookRunner]:
@@ -223,6 +231,8 @@ async def _stream_failed(
             raise error
     if hook is not None:
         return await runner.failed(hook, model.as_hook_error(hook, error))
+    if isinstance(error, MalformedChunkError) and runner.stream:
+        raise model.spoiled(runner.stream, error)  # edited in place by the lane (D33)
     if not isinstance(error, Exception) or isinstance(error, ProcessorError):
         raise error  # a processor's error is never the model's (D33)
     return await errors.model_failed(state, runner, attempt, error)
@@ -335,6 +345,7 @@ async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> 
         await persist.record_usage(state, runner.config)
     if state.trace is not None:
         _end_trace(state.trace, outcome)
+    state.closed()
     return outcome
 
 

@@ -34,6 +34,7 @@ from procession.processors.base import LANE_HOOKS, ProcessorViolation, notify_vi
 __all__ = [
     "Hook",
     "HookRunner",
+    "InvalidEditError",
     "PrepareStep",
     "ProcessorWriter",
     "RETRYABLE_HOOKS",
@@ -73,8 +74,8 @@ class ProcessorWriter:
     """The ``writer`` hooks receive (D27): ``writer.custom(chunk)`` emits a ``data-*`` chunk.
 
     The chunk is queued at once and enters the output lane at this writer's position: the
-    start for most hooks, just after the writing processor for ``process_output_stream`` (D9),
-    past every processor for ``process_output_result``. The returned awaitable is already done,
+    start for every other hook, just after the writing processor for ``process_output_stream``
+    (D9); only processors with ``process_data_parts`` see it. The returned awaitable is done,
     so sync and async hooks can both use it.
     """
 
@@ -138,17 +139,15 @@ def _abort_function(
 ) -> Callable[..., NoReturn]:
     def abort(
         reason: str | None = None,
-        options: Any = None,
-        /,
-        *,
+        *options: Any,
         retry: bool = False,
         metadata: Any = None,
     ) -> NoReturn:
-        if options is not None:
+        if options:
             raise TypeError(
                 f"abort() takes the reason and keyword options, as in "
-                f"abort({reason!r}, retry=True, metadata={{...}}); got {options!r} as a second "
-                "positional argument (the TypeScript form)"
+                f"abort({reason!r}, retry=True, metadata={{...}}); got {options[0]!r} as a "
+                "second positional argument (the TypeScript form)"
             )
         tripwire: TripWire[Any] = TripWire(
             reason or default, retry=retry, metadata=metadata, processor_id=processor_id
@@ -158,6 +157,10 @@ def _abort_function(
         raise tripwire
 
     return abort
+
+
+class InvalidEditError(ProcessorError):
+    """A hook left an invalid in-place edit (D30): the run fails, even in the error lane."""
 
 
 class Hook:
@@ -370,11 +373,11 @@ class HookRunner:
             self.stream.append(StreamHook(processor, index, static, len(self.stream)))
             return
         if name != "process_input":
-            static["writer"] = self.writer(-1 if name == "process_output_result" else 0)
+            static["writer"] = self.writer(0)
         self.hooks.setdefault(name, []).append(Hook(processor, name, index, static))
 
     def writer(self, start: int) -> ProcessorWriter:
-        """A writer whose chunks enter the output lane at ``start`` (-1: past every hook)."""
+        """A writer whose chunks enter the output lane at position ``start``."""
         writer = ProcessorWriter(self.run, start)
         self.writers.append(writer)
         return writer
@@ -471,10 +474,12 @@ class HookRunner:
     def check_edits(self, hook: Hook) -> None:
         """In-place edits are checked where they are made (D30): an invalid one fails the run
         as this hook's error, naming the message and the field, before anything else sees it."""
+        message_list = self.run.message_list
         try:
-            validate_messages(self.run.message_list.get.all.db())
+            message_list.check_ids()
+            validate_messages(message_list.get.all.db())
         except MessageError as error:
-            raise ProcessorError(hook.processor_id, hook.name, str(error)) from None
+            raise InvalidEditError(hook.processor_id, hook.name, str(error)) from None
 
     async def failed(self, hook: Hook, error: BaseException) -> Stop:
         """A hook raised: its abort counts (D29); anything else fails the run (D10)."""
@@ -529,6 +534,7 @@ class HookRunner:
         """
         hooks = self.stream
         is_data = chunk.type.startswith("data-")
+        passed: Hook | None = None
         for index in range(start, len(hooks)):
             hook = hooks[index]
             if is_data and not hook.data:
@@ -544,6 +550,8 @@ class HookRunner:
             if type(out) is Chunk:
                 if out is not chunk:
                     check_returned(hook, out)
+                else:
+                    passed = hook
                 chunk = out
                 continue
             if out is None:
@@ -552,6 +560,8 @@ class HookRunner:
             if isinstance(returned, list):
                 return await self.through_each(returned, index + 1)
             chunk = returned
+        if passed is not None:
+            check_returned(passed, chunk)  # edited in place into a malformed one? (D33)
         return [chunk]
 
     async def through_each(self, chunks: list[Chunk], start: int) -> list[Chunk] | Stop:
@@ -582,7 +592,7 @@ class HookRunner:
         pending = self.run.emitter.pending
         while pending:
             chunk, start = pending.popleft()
-            processed = [chunk] if start < 0 else await self.through(chunk, start)
+            processed = await self.through(chunk, start)
             if not isinstance(processed, list):
                 pending.clear()
                 return processed

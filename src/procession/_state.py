@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from procession._config import StepConfig
     from procession._outcomes import Outcome, Stop
     from procession._tracing import RunTrace
+    from procession.models._abort import AbortGuard
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
 
@@ -108,11 +109,13 @@ class RunState:
         "inspect",
         "last_model",
         "message_list",
+        "on_closed",
         "processor_retries",
         "request_context",
         "response_id",
         "result",
         "run_id",
+        "running",
         "signal",
         "states",
         "steps",
@@ -152,6 +155,24 @@ class RunState:
         """The run's spans, when OpenTelemetry is configured (``procession._tracing``)."""
         self.last_model: str | None = None
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
+        self.running = False
+        """Whether the loop started and has not closed the run yet."""
+        self.on_closed: asyncio.Future[None] | None = None
+        """Resolved when the run closes, for a caller waiting on a close it did not drive."""
+
+    def closed(self) -> None:
+        """The loop closed the run: nothing of it runs any more."""
+        self.running = False
+        waiter = self.on_closed
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def wait_closed(self) -> None:
+        """Wait until the loop closed the run (at once if it is not running)."""
+        if self.running:
+            if self.on_closed is None:
+                self.on_closed = asyncio.get_running_loop().create_future()
+            await self.on_closed
 
     def state_for(self, processor_id: str) -> dict[str, Any]:
         """The run's state dict for a processor id (D15)."""
@@ -199,6 +220,8 @@ class Attempt:
     """A response a ``process_llm_request`` hook returned to replay (D7)."""
     stream: AsyncIterator[Chunk] | None = None
     read: Callable[[], Awaitable[Chunk]] | None = None
+    guard: AbortGuard | None = None
+    """One abort-signal listener for the attempt's awaits (D32), when the run has a signal."""
     """Reads the model stream's next chunk (the loop reads it anew for each chunk)."""
     request: dict[str, Any] = field(default_factory=dict)
     warnings: list[dict[str, Any]] = field(default_factory=list)

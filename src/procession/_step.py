@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from procession.chunks import Chunk
+from procession.chunks import Chunk, check_chunk
 from procession.messages.parts import (
     FilePart,
     Part,
@@ -22,7 +22,12 @@ from procession.messages.parts import (
 )
 from procession.results import ToolCallInfo
 
-__all__ = ["StepBuilder"]
+__all__ = ["MalformedChunkError", "StepBuilder"]
+
+
+class MalformedChunkError(ValueError):
+    """A chunk the step cannot take: a field the runtime reads is missing or of the wrong
+    type (D33). The loop names the processor that passed it on."""
 
 
 class StepBuilder:
@@ -71,16 +76,22 @@ class StepBuilder:
         """Record one processed chunk."""
         kind = chunk.type
         if kind == "text-delta":
+            text = chunk.payload.get("text")
+            if type(text) is not str:
+                raise MalformedChunkError(check_chunk(chunk) or "a text-delta needs a string text")
             if self._text is None:
                 self._flush_reasoning()
                 self._text = []
-            text = chunk.payload.get("text", "")
             self._text.append(text)
             if self.on_text is not None:
                 self.on_text(text)
             if "providerMetadata" in chunk.payload:
                 self._text_metadata(chunk.payload["providerMetadata"])
-        elif kind == "text-start":
+            return
+        problem = check_chunk(chunk)  # every other kind is rare enough to check in full (D33)
+        if problem is not None:
+            raise MalformedChunkError(problem)
+        if kind == "text-start":
             self._flush_text()
             self._flush_reasoning()
             self._text = []

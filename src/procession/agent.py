@@ -21,6 +21,7 @@ from procession._config import (
     check_call,
     check_instructions,
     check_lane_spec,
+    check_release,
 )
 from procession._loop import run
 from procession._state import RunState
@@ -49,12 +50,21 @@ class AgentStream:
     model call and any running tool at once and stores nothing (D32).
     """
 
-    __slots__ = ("_chunks", "_started", "_state")
+    __slots__ = ("_chunks", "_iterated", "_state")
 
     def __init__(self, state: RunState, chunks: AsyncGenerator[Chunk, None]) -> None:
         self._state = state
-        self._chunks = chunks
-        self._started = False
+        self._chunks: AsyncGenerator[Chunk, None] | None = chunks
+        # Once iteration begins, the ``async for`` owns the run's generator and the stream keeps
+        # a weak reference: a ``break`` drops the last reference, and the event loop's
+        # async-generator finalizer closes the run at once (D32).
+        self._iterated: weakref.ref[AsyncGenerator[Chunk, None]] | None = None
+
+    def _generator(self) -> AsyncGenerator[Chunk, None] | None:
+        """The run's generator, unless iteration began and its owner let go of it."""
+        if self._chunks is not None:
+            return self._chunks
+        return self._iterated() if self._iterated is not None else None
 
     @property
     def run_id(self) -> str:
@@ -73,10 +83,12 @@ class AgentStream:
         return self._state.message_list
 
     def __aiter__(self) -> AsyncIterator[Chunk]:
-        if self._started:
+        chunks = self._chunks
+        if chunks is None:
             raise RuntimeError("an AgentStream can be iterated once")
-        self._started = True
-        return self._chunks
+        self._iterated = weakref.ref(chunks)
+        self._chunks = None
+        return chunks
 
     async def __aenter__(self) -> AgentStream:
         return self
@@ -117,10 +129,11 @@ class AgentStream:
 
     async def result(self) -> AgentResult:
         """Read the rest of the stream and return the final result."""
-        if not self._started:
-            self._started = True
-        async for _ in self._chunks:
-            pass
+        chunks = self._generator()
+        self._chunks = None
+        if chunks is not None:
+            async for _ in chunks:
+                pass
         return self._state.result
 
     async def text(self) -> str:
@@ -137,7 +150,11 @@ class AgentStream:
 
     async def aclose(self) -> None:
         """Stop the run early: the model call and running tools are cancelled (D32)."""
-        await self._chunks.aclose()
+        chunks = self._generator()
+        if chunks is not None:
+            await chunks.aclose()
+        else:  # a ``break`` let go of the run: the event loop is closing it (D32)
+            await self._state.wait_closed()
 
 
 _placements: dict[int, int] = {}
@@ -303,7 +320,7 @@ class Agent:
     async def generate(self, messages: Any, **options: Any) -> AgentResult:
         """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12) and on the
         abort signal (D32); raises the error that ended the run otherwise (D21)."""
-        options.pop("release", None)
+        check_release(options.pop("release", "live"))  # no effect on a result, still checked (D35)
         stream = self.stream(messages, **options)
         async with aclosing(stream):
             result = await stream.result()

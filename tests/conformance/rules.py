@@ -497,6 +497,47 @@ def d17_system_messages(view: dict[str, Any], ctx: RuleContext) -> None:
         view["systemMessages"] = every()
 
 
+def d9_result_writer_chunks(view: dict[str, Any], ctx: RuleContext) -> None:
+    """D9 (as amended): a data chunk written from processOutputResult goes through every
+    processor of the output lane that opted in with processDataParts, right after the hook
+    that wrote it (Mastra sends it straight to the client)."""
+    lane = [spec["id"] for spec in ctx.scenario.get("outputProcessors", [])]
+    events = view["events"]
+    index = 0
+    while index < len(events):
+        event = events[index]
+        index += 1
+        if event.get("method") != "processOutputResult":
+            continue
+        inserted = [
+            {
+                "kind": "hook",
+                "processorId": reader,
+                "method": "processOutputStream",
+                "retryCount": event.get("retryCount", 0),
+                "writer": True,
+                "args": {"part": chunk, "streamParts": 0},
+            }
+            for chunk in _emitted(ctx, event["processorId"], "processOutputResult")
+            for reader in lane
+            if _spec(ctx, reader).get("processDataParts")
+        ]
+        events[index:index] = inserted
+        index += len(inserted)
+
+
+def _emitted(ctx: RuleContext, processor_id: str, method: str) -> list[dict[str, Any]]:
+    """The data chunks a scenario processor writes from ``method``."""
+    chunks = []
+    for behaviour in _spec(ctx, processor_id).get("behaviours", []):
+        if behaviour.get("method") == method and behaviour.get("action") == "emit":
+            chunk: dict[str, Any] = {"type": behaviour["chunkType"], "data": behaviour.get("data")}
+            if behaviour.get("transient"):
+                chunk["transient"] = True
+            chunks.append(chunk)
+    return chunks
+
+
 def d9_stream_writer_chunks(view: dict[str, Any], ctx: RuleContext) -> None:
     """D9 (as amended): a data chunk written from processOutputStream goes through the
     processors after the writer that opted in with processDataParts (Mastra sends it straight
@@ -621,6 +662,12 @@ RULES: list[Rule] = [
         "D9",
         d9_stream_writer_chunks.__doc__ or "",
         d9_stream_writer_chunks,
+    ),
+    Rule(
+        "D9.result-writer-chunks",
+        "D9",
+        d9_result_writer_chunks.__doc__ or "",
+        d9_result_writer_chunks,
     ),
     Rule("seed.stream-parts", "seed", seed_stream_parts.__doc__ or "", seed_stream_parts),
 ]

@@ -81,13 +81,6 @@ async def test_the_typescript_form_is_refused_with_the_python_form(hook: str, mo
     assert "TypeScript" in str(error)
 
 
-@pytest.mark.skip(
-    reason="needs loop: abort(reason='...') must work like abort('...') (docs/lifecycle.md "
-    "documents abort(reason=None, *, retry=False, metadata=None)); the runner's abort takes "
-    "`reason` positional-only, so the keyword form raises TypeError and the run fails as a "
-    "ProcessorError instead of aborting (the Abort protocol mirrors today's runtime: reason "
-    "positional-only; drop its `/` with the fix)"
-)
 @pytest.mark.asyncio
 async def test_reason_may_be_given_by_keyword() -> None:
     def by_keyword(**kwargs: Any) -> None:

@@ -69,16 +69,7 @@ def _after(seq: Sequence, lane: str) -> Any:
     return processor("after", "sync", {name: recorder(name) for name in hooks})
 
 
-API_ERROR_EDIT = pytest.mark.skip(
-    reason="needs loop: an invalid in-place edit made in process_api_error must fail the run "
-    "as that processor's ProcessorError (D30); today the runner treats the failed check like an "
-    "exception the hook raised (D10's exception: logged, the next error processor is asked), so "
-    "a later {'retry': True} sends the invalid message (text None) to the model and the run "
-    "completes"
-)
-EDIT_HOOKS = [
-    pytest.param(h, marks=API_ERROR_EDIT) if h == "process_api_error" else h for h in ALL_HOOKS
-]
+EDIT_HOOKS = list(ALL_HOOKS)
 
 
 @pytest.mark.parametrize("how", CALLS)
@@ -180,12 +171,6 @@ async def test_a_valid_in_place_edit_is_kept_and_stored(how: str) -> None:  # D3
         await memory.storage.close()
 
 
-@pytest.mark.skip(
-    reason="needs loop: an in-place change of a message's id (message.id = None or a new "
-    "string) in any hook must fail the run closed as that hook's ProcessorError naming the "
-    "message and 'id' (D30, D10); today MessageList's id index goes stale and a KeyError "
-    "escapes the stream instead of an error chunk"
-)
 @pytest.mark.parametrize("new_id", [None, "renamed"])
 @pytest.mark.parametrize("hook", ["process_input", "process_output_step", "process_output_result"])
 @pytest.mark.asyncio
@@ -209,14 +194,6 @@ async def test_renaming_a_message_in_place_fails_as_the_processors_error(
     assert "id" in str(error)
 
 
-@pytest.mark.skip(
-    reason="needs loop: an in-place edit that puts a non-JSON value (a set, an arbitrary "
-    "object) into a JSON field (toolInvocation.args, a data part's data) must fail as the "
-    "editing processor's ProcessorError (D30); today the runner's check accepts it, a run "
-    "without memory completes with it in the message (a provider then fails to encode the "
-    "prompt, blamed on the model), and with memory it fails as storage's InvalidRecordError "
-    "naming no processor"
-)
 @pytest.mark.asyncio
 async def test_a_non_json_value_edited_into_a_tool_call_fails_as_the_processors_error() -> (
     None
@@ -238,7 +215,6 @@ async def test_a_non_json_value_edited_into_a_tool_call_fails_as_the_processors_
     assert "args" in str(done.result.error)
 
 
-@pytest.mark.skip(reason=API_ERROR_EDIT.kwargs["reason"])
 @pytest.mark.asyncio
 async def test_an_invalid_edit_in_process_api_error_is_not_retried_to_the_model() -> None:  # D30
     def spoil(**kwargs: Any) -> None:

@@ -211,12 +211,6 @@ async def test_both_modes_end_with_the_same_result_and_generate_is_unaffected(
     assert streamed.result.finish_reason == generated.finish_reason == "stop"
 
 
-@pytest.mark.skip(
-    reason="needs loop: release='step' must send the client the same chunk types as live mode "
-    "for an accepted step (D31, D22); today the loop holds every chunk that passed the lane, "
-    "HIDDEN_FROM_CLIENT ones included, so step mode releases the model's response-metadata "
-    "chunk, which live mode never sends"
-)
 @pytest.mark.asyncio
 async def test_step_mode_sends_what_live_mode_sends_for_an_accepted_step() -> None:  # D31
     def agent() -> Agent:

@@ -77,14 +77,6 @@ async def memory() -> Any:
     await store.storage.close()
 
 
-CLOSE_AT_ONCE = pytest.mark.skip(
-    reason="needs loop: aclose() (and an `async with` exit) after the start chunk, or in live "
-    "mode after a step-start chunk, must close the model stream before it returns (D32); the "
-    "model call starts before those chunks are yielded, and attempt.stream is closed only by "
-    "the per-chunk loop's finally, so today the stream stays open until garbage collection"
-)
-
-
 @pytest.mark.parametrize("how", ["aclose", "async-with"])
 @pytest.mark.asyncio
 async def test_closing_the_stream_cancels_a_running_tool(how: str, memory: Memory) -> None:  # D32
@@ -108,14 +100,6 @@ async def test_closing_the_stream_cancels_a_running_tool(how: str, memory: Memor
     assert await _stored(memory) == 0
 
 
-@pytest.mark.skip(
-    reason="needs loop: breaking out of `async for chunk in stream` without aclose() must "
-    "cancel the running tools at once (D32), also while the caller still holds the stream. "
-    "Python does not close an async iterator on `break`: AgentStream.__aiter__ returns the "
-    "run's generator itself, which the held stream keeps alive, so today the tool runs to "
-    "completion. AgentStream.__aiter__ could return a per-iteration wrapper that only the "
-    "`async for` holds, whose release at the break (CPython frees it at once) closes the run"
-)
 @pytest.mark.asyncio
 async def test_breaking_out_cancels_a_running_tool() -> None:  # D32
     slow = SlowTool(seconds=0.5)
@@ -216,16 +200,7 @@ async def test_the_abort_signal_cancels_a_running_tool(memory: Memory) -> None: 
     assert await _stored(memory) == 0
 
 
-STREAM_HOOK_SIGNAL = pytest.mark.skip(
-    reason="needs loop: firing the abort signal while an async process_output_stream hook "
-    "awaits must interrupt it and end the run with the abort chunk (D32), as it does for "
-    "every other hook (runner.call wraps them in cancel_on_abort); today the per-chunk path "
-    "awaits stream hooks unguarded, so the run waits for the hook"
-)
-SIGNAL_HOOKS = [
-    pytest.param(h, marks=STREAM_HOOK_SIGNAL) if h == "process_output_stream" else h
-    for h in ALL_HOOKS
-]
+SIGNAL_HOOKS = list(ALL_HOOKS)
 
 
 @pytest.mark.parametrize("hook", SIGNAL_HOOKS)
@@ -305,7 +280,6 @@ async def test_an_abandoned_stream_is_closed_when_collected() -> None:  # D32
     assert await settle_tasks() == set()
 
 
-@CLOSE_AT_ONCE
 @pytest.mark.asyncio
 async def test_an_agent_stream_is_an_async_context_manager() -> None:  # D32
     model = TrackedModel(ScriptedModel([Reply(text=["a", "b", "c"])]))
@@ -338,12 +312,6 @@ async def test_closing_while_the_model_streams_closes_its_stream(mode: str) -> N
     assert await settle_tasks() == set()
 
 
-@pytest.mark.skip(
-    reason="needs loop: when a run that ran tools has ended, none of its tasks may still be "
-    "pending (D32: no task left behind); today the tool stage cancels its wake-up waiter "
-    "(ensure_future(wake.wait())) without awaiting it, so the caller gets the last chunk while "
-    "that task is still cancelling (it ends on the next loop turn)"
-)
 @pytest.mark.asyncio
 async def test_no_task_is_pending_when_a_tool_run_ends() -> None:  # D32
     @tool

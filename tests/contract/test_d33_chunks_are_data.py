@@ -165,17 +165,6 @@ async def test_a_tripwire_chunk_with_metadata_is_json(mode: str) -> None:  # D33
     assert wire["payload"]["metadata"] == {"scores": [0.1, 0.9], "label": "pii"}
 
 
-IN_PLACE = pytest.mark.skip(
-    reason="needs loop: a chunk a stream processor edits in place into a malformed one and "
-    "returns (the same object, so D30 does not check it per chunk) must still fail the run "
-    "closed as a ProcessorError before it reaches the client or the step (D33); today "
-    "text=5 reaches a live client and the run ends with a TypeError naming no processor, a "
-    "text-delta with its text deleted reaches the client and the run completes, and a "
-    "tool-call whose toolCallId became None runs the tool and fails only in storage"
-)
-
-
-@IN_PLACE
 @pytest.mark.parametrize(
     "spoil",
     [

@@ -73,19 +73,11 @@ def test_the_agent_refuses_a_wrong_option(argument: str, value: Any) -> None:  #
     assert model.calls == []
 
 
-GENERATE_RELEASE = pytest.mark.skip(
-    reason="needs loop: generate() and generate_sync() must check `release` like stream() "
-    "does (D35: every call option is checked when given), even though the value does not "
-    "change a generate() run; today generate() drops it unchecked, so release='chunk' passes"
-)
-
-
 def _calls() -> list[Any]:
     cases = []
     for how in ("stream", "generate", "generate_sync"):
         for argument, value in WRONG + CALL_ONLY:
-            marks = [GENERATE_RELEASE] if argument == "release" and how != "stream" else []
-            cases.append(pytest.param(how, argument, value, marks=marks))
+            cases.append(pytest.param(how, argument, value))
     return cases
 
 

@@ -89,20 +89,11 @@ WRITING_HOOKS = [
     ("input", "process_llm_response"),
     ("output", "process_output_step"),
     ("output", "process_tool_result"),
+    ("output", "process_output_result"),
 ]
-OUTPUT_RESULT = pytest.param(
-    "output",
-    "process_output_result",
-    marks=pytest.mark.skip(
-        reason="needs loop: a data chunk written from process_output_result must reach the "
-        "process_output_stream of processors with process_data_parts (D9: 'chunks written by "
-        "any processor from any hook'); today its writer starts past every processor (-1), so "
-        "it goes to the client unseen"
-    ),
-)
 
 
-@pytest.mark.parametrize(("lane", "hook"), [*WRITING_HOOKS, OUTPUT_RESULT])
+@pytest.mark.parametrize(("lane", "hook"), WRITING_HOOKS)
 @pytest.mark.asyncio
 async def test_a_chunk_written_from_any_hook_reaches_data_processors(
     lane: str, hook: str

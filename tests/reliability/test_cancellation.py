@@ -184,12 +184,6 @@ def test_interrupted_at_every_await_point(guard: Guard, release: Release, how: s
     assert tried > 60  # every hook, chunk and tool await of a three-step run
 
 
-@pytest.mark.skip(
-    reason="needs loop: the run must close the started model stream when the caller's task is "
-    "cancelled (or a processor fails or blocks, test_faults.py) while the step-start chunk "
-    "passes the output lane, an async process_output_stream hook awaiting on it (D32); "
-    "today the model stream stays open"
-)
 @pytest.mark.parametrize("release", ["live", "step"])
 def test_cancelled_while_the_step_start_chunk_is_processed(guard: Guard, release: Release) -> None:
     whole = _whole(guard, release)
@@ -230,17 +224,10 @@ def _closing_points(guard: Guard, release: Release) -> list[tuple[int, str]]:
     return [(n, kind) for n, kind in enumerate(whole.chunks[:-1], start=1)]
 
 
-def _closes_at_once_today(kind: str) -> bool:
-    """Whether a close after this chunk kind is not one of the loop's known gaps."""
-    return kind not in ("start", "step-start")
-
-
 @pytest.mark.parametrize("release", ["live", "step"])
 def test_closing_the_stream_after_every_chunk(guard: Guard, release: Release) -> None:
     tried = 0
     for count, kind in _closing_points(guard, release):
-        if not _closes_at_once_today(kind):
-            continue  # test_closing_the_stream_after_the_chunks_of_the_loops_gaps
         try:
             outcome = guard.run(lambda c=count: closed_after(guard, release, c))  # type: ignore[misc]
         except AssertionError as error:
@@ -248,23 +235,3 @@ def test_closing_the_stream_after_every_chunk(guard: Guard, release: Release) ->
         assert outcome.stored == 0
         tried += 1
     assert tried > 20
-
-
-@pytest.mark.skip(
-    reason="needs loop: aclose() (or an `async with` exit) after any chunk must close the model "
-    "stream before it returns (D32). Today a close after the start chunk (both modes) or a "
-    "step-start chunk (live) leaves the model stream, started before those chunks are "
-    "yielded, open until garbage collection"
-)
-@pytest.mark.parametrize("release", ["live", "step"])
-def test_closing_the_stream_after_the_chunks_of_the_loops_gaps(
-    guard: Guard, release: Release
-) -> None:
-    for count, kind in _closing_points(guard, release):
-        if _closes_at_once_today(kind):
-            continue
-        try:
-            outcome = guard.run(lambda c=count: closed_after(guard, release, c))  # type: ignore[misc]
-        except AssertionError as error:
-            raise AssertionError(f"closed after chunk {count} ({kind}): {error}") from error
-        assert outcome.stored == 0

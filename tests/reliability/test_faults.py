@@ -100,16 +100,6 @@ def test_a_provider_error_at_every_chunk(
     guard.run(body)
 
 
-STEP_START_LEAK = pytest.mark.skip(
-    reason="needs loop: when the step-start chunk (emitted through the output lane after the "
-    "model call started) fails or is blocked in process_output_stream, the started model "
-    "stream must be closed (D32, D10); today the run ends without reaching the hot path's "
-    "finally, so the provider's stream stays open until garbage collection"
-)
-STEP_STARTS = (0, 11)
-"""Indexes of the step-start chunks among what passes the lane."""
-
-
 HOOKS = [
     (lane, hook)
     for lane, hooks in (("input", INPUT_HOOKS), ("output", OUTPUT_HOOKS), ("error", ERROR_HOOKS))
@@ -121,12 +111,7 @@ HOOKS = [
 @pytest.mark.parametrize("mode", ["sync", "async"])
 @pytest.mark.parametrize(
     ("lane", "hook"),
-    [
-        pytest.param(lane, hook, marks=STEP_START_LEAK)
-        if hook == "process_output_stream"  # it fails on the first chunk: a step-start
-        else (lane, hook)
-        for lane, hook in HOOKS
-    ],
+    HOOKS,
 )
 def test_a_processor_exception_in_each_hook_fails_closed(
     guard: Guard, lane: str, hook: str, mode: str, release: Release
@@ -173,9 +158,7 @@ def test_a_processor_exception_in_each_hook_fails_closed(
 
 @pytest.mark.parametrize("release", RELEASES)
 @pytest.mark.parametrize("mode", ["sync", "async"])
-@pytest.mark.parametrize(
-    "at", [pytest.param(i, marks=STEP_START_LEAK) if i in STEP_STARTS else i for i in range(14)]
-)
+@pytest.mark.parametrize("at", range(14))
 def test_a_stream_processor_failing_at_every_chunk(
     guard: Guard, at: int, mode: str, release: Release
 ) -> None:
@@ -240,12 +223,6 @@ def test_a_tool_exception_reaches_the_model_as_a_tool_error(guard: Guard, releas
     guard.run(body)
 
 
-@pytest.mark.skip(
-    reason="needs loop: a tool that raises CancelledError while nobody cancelled the run must "
-    "end as a tool error carrying a message (as D32 treats a hook doing so); today "
-    "_run_one catches Exception only, so the tool-error chunk and the stored call carry "
-    "error None"
-)
 def test_a_tool_raising_cancelled_error_on_its_own_is_a_tool_error(guard: Guard) -> None:
     from procession import tool
 
@@ -292,7 +269,6 @@ def test_a_failing_commit_fails_the_run_and_stores_nothing(guard: Guard, release
     guard.run(body)
 
 
-@STEP_START_LEAK
 @pytest.mark.parametrize("release", RELEASES)
 def test_a_block_on_the_step_start_chunk_closes_the_model_stream(
     guard: Guard, release: Release

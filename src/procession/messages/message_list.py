@@ -79,7 +79,7 @@ class MessageListView:
         if source is None:
             return list(self._list._messages)
         sources = self._list._sources
-        return [m for m in self._list._messages if sources[m.id] == source]
+        return [m for m in self._list._messages if sources.get(m.id) == source]
 
     def ui(self) -> list[dict[str, Any]]:
         """The AI SDK v5 UI-message form of this view."""
@@ -222,7 +222,7 @@ class MessageList:
         elif source == "memory":
             sources = self._sources
             index = 0
-            while index < len(messages) and sources[messages[index].id] == "memory":
+            while index < len(messages) and sources.get(messages[index].id) == "memory":
                 index += 1
             messages.insert(index, message)
         else:
@@ -409,6 +409,24 @@ class MessageList:
                     return True
         return False
 
+    def check_ids(self) -> None:
+        """Raise ``MessageError`` when a message's id was changed in place after it was added.
+
+        The list finds messages by id, so an id is fixed once the message is here (D30): a
+        hook that renames a message fails, naming the message by its position.
+        """
+        sources = self._sources
+        seen: set[object] = set()
+        for index, message in enumerate(self._messages):
+            message_id = message.id
+            if message_id not in sources or message_id in seen:
+                raise MessageError(
+                    f"message[{index}].id",
+                    "was changed in place; a message keeps the id it was added with",
+                    message_id,
+                )
+            seen.add(message_id)
+
     # -- sources ----------------------------------------------------------------------------
 
     def get_source(self, message: Message | str) -> MessageSource | None:
@@ -511,7 +529,9 @@ class MessageList:
         return _Checkpoint(
             ids=frozenset(sources),
             part_counts={
-                m.id: len(m.content.parts) for m in self._messages if sources[m.id] == "response"
+                m.id: len(m.content.parts)
+                for m in self._messages
+                if sources.get(m.id) == "response"
             },
         )
 
@@ -528,7 +548,7 @@ class MessageList:
         drop = [
             m.id
             for m in self._messages
-            if m.id not in checkpoint.ids and sources[m.id] == "response"
+            if m.id not in checkpoint.ids and sources.get(m.id) == "response"
         ]
         for message in self._messages:
             count = checkpoint.part_counts.get(message.id)

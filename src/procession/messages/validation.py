@@ -135,6 +135,35 @@ def _prefixed(prefix: str, problem: Problem | None) -> Problem | None:
     return None if problem is None else (prefix + problem[0], problem[1], problem[2])
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+_MAX_DEPTH = 256
+
+
+def _json_problem(value: object, path: str, depth: int = 0) -> Problem | None:
+    """Where ``value`` holds something JSON cannot (a set, a tuple, an arbitrary object)."""
+    if isinstance(value, _SCALARS):
+        return None
+    if depth > _MAX_DEPTH:
+        return None  # a value that contains itself: storage's encoder names it (D30)
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            problem = _json_problem(item, f"{path}[{index}]", depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (path, "must have string keys", key)
+            problem = _json_problem(item, f"{path}.{key}", depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    return (path, f"is not JSON (a {type(value).__name__})", value)
+
+
 def _tool_problem(part: Any) -> Problem | None:
     invocation = part.tool_invocation
     if not isinstance(invocation, ToolInvocation):
@@ -143,7 +172,12 @@ def _tool_problem(part: Any) -> Problem | None:
     if not isinstance(state, str) or state not in TOOL_INVOCATION_STATES:
         states = ", ".join(sorted(TOOL_INVOCATION_STATES))
         return (".toolInvocation.state", f"must be one of {states}", state)
-    return _prefixed(".toolInvocation", _INVOCATION.problem(invocation))
+    problem = _prefixed(".toolInvocation", _INVOCATION.problem(invocation))
+    if problem is None:
+        problem = _json_problem(invocation.args, ".toolInvocation.args")
+    if problem is None:
+        problem = _json_problem(invocation.result, ".toolInvocation.result")
+    return problem
 
 
 def _reasoning_problem(part: Any) -> Problem | None:
@@ -160,7 +194,7 @@ def _source_problem(part: Any) -> Problem | None:
 
 def _data_problem(part: Any) -> Problem | None:
     if isinstance(part.type, str) and part.type.startswith("data-"):
-        return None
+        return _json_problem(part.data, ".data")
     return (".type", "must be a string starting with 'data-'", part.type)
 
 

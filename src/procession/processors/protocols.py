@@ -53,7 +53,7 @@ class Abort(Protocol):
     """
 
     def __call__(
-        self, reason: str | None = None, /, *, retry: bool = False, metadata: Any = None
+        self, reason: str | None = None, *, retry: bool = False, metadata: Any = None
     ) -> NoReturn:
         """Abort with ``reason``; ``retry=True`` re-runs the step with it as feedback (D1)."""
         ...

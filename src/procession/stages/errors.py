@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 
 from procession._outcomes import Retry, Stop
-from procession._runner import HookRunner
+from procession._runner import HookRunner, InvalidEditError
 from procession._state import Attempt, RunState
 from procession.errors import ProcessorError
 from procession.stages.output import commit_parts
@@ -51,6 +51,8 @@ async def _ask(
         }
         try:
             answer = await runner.call(hook, values)
+        except InvalidEditError:
+            raise  # an invalid edit is never sent to the model (D30)
         except ProcessorError:  # D10's exception: logged, the next processor is asked
             logger.exception("process_api_error of %r raised", hook.processor_id)
             continue

@@ -8,6 +8,7 @@ output lane (:func:`slow_chunk`).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -21,9 +22,10 @@ from procession._runner import (
     coerce_returned,
 )
 from procession._state import Attempt, RunState
+from procession._step import MalformedChunkError
 from procession.chunks import Chunk, Usage
-from procession.errors import APICallError
-from procession.models._abort import cancel_on_abort
+from procession.errors import APICallError, ProcessorError
+from procession.models._abort import AbortGuard
 from procession.models.base import LanguageModel, ModelCallOptions, normalize_tool_choice
 from procession.models.retry import start_with_retries
 from procession.signals import AbortSignal
@@ -36,8 +38,11 @@ __all__ = [
     "aclose",
     "as_hook_error",
     "check_replacement",
+    "close_stream",
+    "guarded_hook",
     "process_llm_response",
     "slow_chunk",
+    "spoiled",
     "start_model",
     "step_start",
 ]
@@ -112,17 +117,22 @@ async def _live(
 
 def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | None) -> None:
     """How the loop reads the attempt's chunks: its first chunk (read while starting the
-    call), then the stream. With an abort signal each wait is interrupted when it fires (D32);
-    with ``process_llm_response`` hooks each chunk is kept as the model produced it (D7)."""
+    call), then the stream. With an abort signal each wait is interrupted when it fires, one
+    listener for the whole attempt (D32); with ``process_llm_response`` hooks each chunk is
+    kept as the model produced it (D7)."""
     stream = attempt.stream
     assert stream is not None
     next_chunk: Callable[[], Awaitable[Chunk]] = stream.__anext__
     if signal is not None:
+        guard = attempt.guard = AbortGuard(signal)
         unguarded = next_chunk
 
         async def guarded() -> Chunk:
-            with cancel_on_abort(signal):
+            task = guard.start()
+            try:
                 return await unguarded()
+            finally:
+                guard.stop(task)
 
         next_chunk = guarded
     raw = attempt.raw
@@ -146,6 +156,21 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
         return first
 
     attempt.read = read_first
+
+
+async def guarded_hook(guard: AbortGuard, out: Awaitable[Any]) -> Any:
+    """An async ``process_output_stream`` call, interrupted if the abort signal fires (D32)."""
+    try:
+        task = guard.start()
+    except asyncio.CancelledError:  # it fired already: the call never runs
+        close = getattr(out, "close", None)
+        if close is not None:
+            close()
+        raise
+    try:
+        return await out
+    finally:
+        guard.stop(task)
 
 
 def _partial_objects(state: RunState, attempt: Attempt) -> Callable[[str], None]:
@@ -252,6 +277,20 @@ def check_replacement(hook: StreamHook, chunk: Chunk) -> None:
     check_returned(hook, chunk)
 
 
+def spoiled(hooks: list[StreamHook], error: MalformedChunkError) -> ProcessorError:
+    """A chunk the lane passed on as the same object was malformed when the step took it:
+    a processor edited it in place (D33). The last processor of the lane is named, the others
+    listed (each is not checked after each one; ``docs/decisions/0019``)."""
+    last = hooks[-1]
+    others = [h.processor_id for h in hooks[:-1]]
+    also = f" (or one of {', '.join(map(repr, others))} before it)" if others else ""
+    failure = ProcessorError(
+        last.processor_id, last.name, f"passed on a chunk edited in place{also}: {error}"
+    )
+    failure.__cause__ = error
+    return failure
+
+
 def as_hook_error(hook: StreamHook, error: BaseException) -> BaseException:
     """What a stream hook raised, as the runner judges it (D32's CancelledError rule)."""
     return as_processor_error(error, hook)
@@ -290,3 +329,12 @@ async def aclose(stream: AsyncIterator[Chunk] | None) -> None:
     close = getattr(stream, "aclose", None)
     if close is not None:
         await close()
+
+
+async def close_stream(attempt: Attempt) -> None:
+    """The attempt ended: close its model stream (if the call started) and its abort guard."""
+    guard, attempt.guard = attempt.guard, None
+    if guard is not None:
+        guard.close()
+    stream, attempt.stream = attempt.stream, None
+    await aclose(stream)

@@ -190,7 +190,9 @@ async def _run_concurrently(
                     {*running, waiter}, return_when=asyncio.FIRST_COMPLETED
                 )
             finally:
-                waiter.cancel()
+                if not waiter.done():
+                    waiter.cancel()
+                    await asyncio.wait({waiter})  # ended, not left pending (D32)
             running -= done
             wake.clear()
             if state.signal is not None and state.signal.aborted:
@@ -259,6 +261,11 @@ async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, A
     """A tool's outcome: ``(True, result)``, or ``(False, error text)`` when it raised."""
     try:
         return True, await tool.execute(args, context)
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # the run cancelled it (D32)
+        return False, "raised CancelledError while the run was not cancelled"
     except Exception as error:
         return False, str(error) or type(error).__name__
 
