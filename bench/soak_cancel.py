@@ -7,7 +7,7 @@ storage reads and the commit (SQLite in its thread): timing varies, hence severa
 each round, release mode and way of interrupting (the caller's task cancelled, the abort signal
 fired) the run is cut after 0, 1, 2, ... turns until it completes first. Prints the runs
 interrupted, turns stored whole although interrupted (the cut landed in the commit), half-
-written turns, and leaks (want 0; a model stream left open is the known step-start gap);
+written turns, and leaks (want 0: a model stream left open, a task left pending);
 writes ``bench/results/soak_cancel.json``.
 """
 
