@@ -1,0 +1,227 @@
+"""Finished spans to table rows and back: the part of the trace store both backends share.
+
+A row is a plain tuple in :data:`COLUMNS` order, built on the span processor's worker thread
+(never on the loop's hot path). The run columns (``run_id`` to ``parent_run_id``) are filled
+only for a run span (one carrying ``procession.run.id``) so runs can be listed from an index.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from procession.tracing import attributes as attr
+from procession.tracing.records import (
+    RunSummary,
+    RunTimeline,
+    SpanEvent,
+    SpanRecord,
+    TimelineEntry,
+)
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+
+__all__ = [
+    "COLUMNS",
+    "RUN_COLUMNS",
+    "RUN_INDEXES",
+    "Row",
+    "SPAN_COLUMNS",
+    "encode",
+    "run_summary",
+    "span_record",
+    "span_row",
+    "timeline",
+]
+
+Row = tuple[Any, ...]
+
+SPAN_COLUMNS: tuple[str, ...] = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "kind",
+    "start_ns",
+    "end_ns",
+    "status",
+    "status_message",
+    "attributes",
+    "events",
+    "scope",
+    "service",
+)
+"""The columns :func:`span_record` reads, in order."""
+
+RUN_COLUMNS: tuple[str, ...] = (
+    "run_id",
+    "trace_id",
+    "span_id",
+    "agent_id",
+    "agent_name",
+    "resource_id",
+    "thread_id",
+    "outcome",
+    "internal",
+    "parent_run_id",
+    "start_ns",
+    "end_ns",
+    "status",
+)
+"""The columns :func:`run_summary` reads, in order."""
+
+COLUMNS: tuple[str, ...] = (
+    *SPAN_COLUMNS,
+    "run_id",
+    "agent_id",
+    "agent_name",
+    "resource_id",
+    "thread_id",
+    "outcome",
+    "internal",
+    "parent_run_id",
+)
+"""Every column of the ``spans`` table, in the order of :func:`span_row`'s tuple."""
+
+RUN_INDEXES = """
+CREATE INDEX spans_runs_by_start ON spans (start_ns) WHERE run_id IS NOT NULL;
+CREATE INDEX spans_runs_by_id ON spans (run_id) WHERE run_id IS NOT NULL;
+CREATE INDEX spans_runs_by_agent ON spans (agent_id, start_ns) WHERE run_id IS NOT NULL;
+CREATE INDEX spans_runs_by_resource ON spans (resource_id, start_ns) WHERE run_id IS NOT NULL;
+CREATE INDEX spans_runs_by_thread ON spans (thread_id, start_ns) WHERE run_id IS NOT NULL;
+"""
+"""The partial indexes over run spans that :meth:`TraceStore.list_runs` reads (both backends
+share this SQL); part of migration 1, so never edit it."""
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with non-finite floats as strings (JSON and PostgreSQL's jsonb refuse them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def encode(values: Mapping[str, Any] | None) -> str:
+    """Span or event attributes as a JSON object (tuples become arrays)."""
+    if not values:
+        return "{}"
+    plain = {key: _finite(value) for key, value in values.items()}
+    return json.dumps(plain, separators=(",", ":"), ensure_ascii=False)
+
+
+def _text(values: Mapping[str, Any], key: str) -> str | None:
+    value = values.get(key)
+    return None if value is None else str(value)
+
+
+def span_row(span: ReadableSpan) -> Row:
+    """The ``spans`` row of one finished span, in :data:`COLUMNS` order."""
+    context = span.get_span_context()
+    if context is None:
+        raise ValueError(f"span {span.name!r} has no span context")
+    parent = span.parent
+    values: Mapping[str, Any] = span.attributes or {}
+    events = [
+        {"name": e.name, "time_ns": e.timestamp, "attributes": json.loads(encode(e.attributes))}
+        for e in span.events
+    ]
+    service = span.resource.attributes.get("service.name") if span.resource else None
+    run_id = _text(values, attr.RUN_ID)
+    run = run_id is not None
+    return (
+        f"{context.trace_id:032x}",
+        f"{context.span_id:016x}",
+        None if parent is None else f"{parent.span_id:016x}",
+        span.name,
+        span.kind.name,
+        span.start_time or 0,
+        span.end_time or span.start_time or 0,
+        span.status.status_code.name,
+        span.status.description,
+        encode(values),
+        json.dumps(events, separators=(",", ":"), ensure_ascii=False),
+        span.instrumentation_scope.name if span.instrumentation_scope else None,
+        None if service is None else str(service),
+        run_id,
+        _text(values, attr.AGENT_ID) if run else None,
+        _text(values, attr.AGENT_NAME) if run else None,
+        _text(values, attr.RESOURCE_ID) if run else None,
+        _text(values, attr.CONVERSATION_ID) if run else None,
+        _text(values, attr.RUN_OUTCOME) if run else None,
+        bool(values.get(attr.RUN_INTERNAL)) if run else None,
+        _text(values, attr.RUN_PARENT_ID) if run else None,
+    )
+
+
+def _decode(value: str | None) -> dict[str, Any]:
+    return {} if not value else dict(json.loads(value))
+
+
+def span_record(row: Sequence[Any]) -> SpanRecord:
+    """A :class:`SpanRecord` from a row of :data:`SPAN_COLUMNS`."""
+    events = tuple(
+        SpanEvent(e["name"], int(e["time_ns"]), e.get("attributes") or {})
+        for e in json.loads(row[10] or "[]")
+    )
+    return SpanRecord(
+        trace_id=row[0],
+        span_id=row[1],
+        parent_span_id=row[2],
+        name=row[3],
+        kind=row[4],
+        start_ns=int(row[5]),
+        end_ns=int(row[6]),
+        status=row[7],
+        status_message=row[8],
+        attributes=_decode(row[9]),
+        events=events,
+        scope=row[11],
+        service=row[12],
+    )
+
+
+def run_summary(row: Sequence[Any]) -> RunSummary:
+    """A :class:`RunSummary` from a row of :data:`RUN_COLUMNS`."""
+    return RunSummary(
+        run_id=row[0],
+        trace_id=row[1],
+        span_id=row[2],
+        agent_id=row[3],
+        agent_name=row[4],
+        resource_id=row[5],
+        thread_id=row[6],
+        outcome=row[7],
+        internal=bool(row[8]),
+        parent_run_id=row[9],
+        start_ns=int(row[10]),
+        end_ns=int(row[11]),
+        status=row[12],
+    )
+
+
+def timeline(run: RunSummary, spans: Iterable[SpanRecord]) -> RunTimeline:
+    """The run span and everything under it, in start order (parents before children that
+    start at the same instant)."""
+    children: dict[str | None, list[SpanRecord]] = defaultdict(list)
+    root: SpanRecord | None = None
+    for span in spans:
+        if span.span_id == run.span_id:
+            root = span
+        else:
+            children[span.parent_span_id].append(span)
+    if root is None:
+        return RunTimeline(run, ())
+    entries: list[TimelineEntry] = []
+    pending = [(root, 0)]
+    while pending:
+        span, depth = pending.pop()
+        entries.append(TimelineEntry(span, depth, (span.start_ns - root.start_ns) / 1e6))
+        pending.extend((child, depth + 1) for child in children.get(span.span_id, ()))
+    entries.sort(key=lambda e: (e.span.start_ns, e.depth))
+    return RunTimeline(run, tuple(entries))
