@@ -262,3 +262,52 @@ def test_an_unreachable_database_fails_the_batch_and_says_so(
     assert result is SpanExportResult.FAILURE
     assert "PostgresTraceStore(schema='public'): ConnectionRefusedError" in caplog.text
     assert "(18 spans dropped)" in caplog.text
+
+
+def _exit_without_shutdown(target: str, schema: str) -> None:
+    """A process that configures tracing into a store, emits a run and just exits."""
+    code = (
+        "import sys\n"
+        "from procession.tracing import configure_tracing, trace_store, PostgresTraceStore\n"
+        "from tests.tracing.conftest import emit\n"
+        "from tests.tracing.sample import RunSpec\n"
+        "target, schema = sys.argv[1], sys.argv[2]\n"
+        "store = trace_store(target, schema=schema or None)\n"
+        "emit(configure_tracing(store), RunSpec())\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code, target, schema],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=root,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+
+
+@pytest.mark.asyncio
+async def test_spans_ended_just_before_exit_are_written_sqlite(tmp_path: Path) -> None:
+    _exit_without_shutdown(str(tmp_path / "exit.db"), "")
+    store = SQLiteTraceStore(tmp_path / "exit.db")
+    try:
+        timeline = await store.run_timeline("run-1")
+        assert timeline is not None
+        assert len(timeline.entries) == 18
+    finally:
+        await store.close()
+
+
+@pytest.mark.asyncio
+async def test_spans_ended_just_before_exit_are_written_postgres(
+    postgres_dsn: str, schema: str
+) -> None:
+    _exit_without_shutdown(postgres_dsn, schema)
+    store = PostgresTraceStore(postgres_dsn, schema=schema)
+    try:
+        timeline = await store.run_timeline("run-1")
+        assert timeline is not None
+        assert len(timeline.entries) == 18
+    finally:
+        await store.close()

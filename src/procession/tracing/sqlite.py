@@ -105,8 +105,10 @@ class SQLiteTraceStore(TraceStore):
             raise self._closed_error()
         try:
             return self._executor.submit(self._on_worker, work)
-        except RuntimeError as error:  # the executor was shut down meanwhile
-            raise self._closed_error() from error
+        except RuntimeError:
+            # The interpreter is exiting: its exit hook stopped every worker thread before the
+            # tracer provider's own exit hook flushes the last spans. Write them here.
+            return _inline(self._on_worker, work)
 
     def _on_worker(self, work: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._conn if self._conn is not None else self._open()
@@ -150,13 +152,26 @@ class SQLiteTraceStore(TraceStore):
         return cursor.rowcount
 
     def _close(self) -> None:
-        self._executor.submit(self._close_on_worker).result()
+        try:
+            self._executor.submit(self._close_on_worker).result()
+        except RuntimeError:  # the interpreter is exiting (see _submit)
+            self._close_on_worker()
         self._executor.shutdown(wait=True)
 
     def _close_on_worker(self) -> None:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+
+
+def _inline(call: Callable[[Callable[[sqlite3.Connection], T]], T], work: Any) -> Future[T]:
+    """``call(work)`` run on this thread, as a finished future."""
+    future: Future[T] = Future()
+    try:
+        future.set_result(call(work))
+    except BaseException as error:
+        future.set_exception(error)
+    return future
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
