@@ -156,10 +156,18 @@ async def _run_one(
         run_id=state.run_id,
     )
     args = attempt.builder.execution_args.get(call.tool_call_id, call.args)
+    span = state.trace.begin_tool(call) if state.trace is not None else None
     try:
         outcomes[index] = (True, await tool.execute(args, context))
     except Exception as error:
         outcomes[index] = (False, str(error) or type(error).__name__)
+        if span is not None:
+            from opentelemetry.trace import Status, StatusCode
+
+            span.set_status(Status(StatusCode.ERROR, outcomes[index][1]))
+    finally:
+        if span is not None:
+            span.end()
 
 
 async def _report(
