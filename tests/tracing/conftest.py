@@ -26,9 +26,15 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from procession.tracing import PostgresTraceStore, SQLiteTraceStore, TraceStore
+from procession.tracing import (
+    PostgresTraceStore,
+    SQLiteTraceStore,
+    TraceStore,
+    use_tracer_provider,
+)
 from procession.tracing.attributes import TRACER_NAME
 from tests.memory.crash_harness import drop_schema, find_dsn
+from tests.tracing.receivers import Received, serve_grpc, serve_http
 from tests.tracing.sample import RunSpec, SampleRun
 
 StoreFactory = Callable[[], TraceStore]
@@ -130,4 +136,27 @@ def memory_provider(memory_exporter: InMemorySpanExporter) -> Iterator[TracerPro
     """A provider writing to :func:`memory_exporter`."""
     provider = provider_for(SimpleSpanProcessor(memory_exporter))
     yield provider
+    provider.shutdown()
+
+
+@pytest.fixture
+def http_receiver() -> Iterator[tuple[str, Received]]:
+    """An OTLP/HTTP receiver on 127.0.0.1: (traces URL, what it received)."""
+    yield from serve_http()
+
+
+@pytest.fixture
+def grpc_receiver() -> Iterator[tuple[str, Received]]:
+    """An OTLP/gRPC receiver on 127.0.0.1: (address, what it received)."""
+    yield from serve_grpc()
+
+
+@pytest.fixture
+def exporter() -> Iterator[InMemorySpanExporter]:
+    """procession's runs traced into memory (OpenTelemetry's global provider untouched)."""
+    spans = InMemorySpanExporter()
+    provider = provider_for(SimpleSpanProcessor(spans))
+    use_tracer_provider(provider)
+    yield spans
+    use_tracer_provider(None)
     provider.shutdown()

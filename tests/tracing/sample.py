@@ -42,12 +42,18 @@ class SampleRun:
         self.tracer = tracer
         self.spec = spec
         self._clock = itertools.count(spec.start_ns, 1000)
+        self._step_start = spec.start_ns
 
     @contextmanager
     def span(
-        self, name: str, values: dict[str, Any], kind: SpanKind = SpanKind.INTERNAL
+        self,
+        name: str,
+        values: dict[str, Any],
+        kind: SpanKind = SpanKind.INTERNAL,
+        start: int | None = None,
     ) -> Iterator[Span]:
-        span = self.tracer.start_span(name, kind=kind, attributes=values, start_time=self.now())
+        started = self.now() if start is None else start
+        span = self.tracer.start_span(name, kind=kind, attributes=values, start_time=started)
         with trace.use_span(span, end_on_exit=False):
             yield span
         span.end(end_time=self.now())
@@ -74,7 +80,11 @@ class SampleRun:
             attr.HOOK_DATA_CHUNKS: extra.pop("data_chunks", 0),
             **{f"procession.hook.{key}": value for key, value in extra.items()},
         }
-        with self.span(f"{hook} {processor}", values) as span:
+        start = None
+        if hook == "process_output_stream":  # as the loop does: one span over the whole step,
+            start = self._step_start - 500  # from a clock read just before the step's span
+            values[attr.HOOK_DURATION_NS] = 2500
+        with self.span(f"{hook} {processor}", values, start=start) as span:
             if event is not None:
                 span.add_event(attr.EVENT_TRIPWIRE, event)
 
@@ -106,7 +116,8 @@ class SampleRun:
 
     def step(self, number: int, attempt: int) -> Any:
         values = {attr.STEP_NUMBER: number, attr.STEP_ATTEMPT: attempt}
-        return self.span(f"step {number}", values)
+        self._step_start = next(self._clock)
+        return self.span(f"step {number}", values, start=self._step_start)
 
     def emit(self) -> None:
         spec = self.spec

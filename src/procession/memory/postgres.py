@@ -23,7 +23,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 
-from procession._migrations import postgres_migrate
+from procession._sql import postgres_migrate
 from procession.errors import (
     ConfigurationError,
     MessageThreadError,

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeVar
 
-from procession._migrations import sqlite_migrate, sqlite_transaction
+from procession._sql import sqlite_migrate, sqlite_open, sqlite_transaction
 from procession.errors import (
     ConfigurationError,
     MessageThreadError,
@@ -165,16 +165,7 @@ class SQLiteStorage:
             raise StorageError(f"{self!r}: {error}") from error
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            sqlite_transaction(conn, _migrate)
-        except sqlite3.Error as error:
-            raise StorageError(f"{self!r}: cannot open: {error}") from error
+        conn = sqlite_open(self.path, self._busy_ms, _migrate, owner=repr(self))
         self._conn = conn
         return conn
 

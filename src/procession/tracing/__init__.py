@@ -13,6 +13,9 @@ reads them::
     runs = await store.list_runs(agent_id="support")
     timeline = await store.run_timeline(runs[0].run_id)
 
+``use_tracer_provider(provider)`` traces procession's runs with a provider that is not
+OpenTelemetry's global one (``configure_tracing(..., set_global=False)`` builds such a one).
+
 The SDK-backed names load on first use; without the SDK they raise a
 :class:`~procession.errors.ConfigurationError` saying what to install. See
 ``docs/tracing.md``.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from procession._tracing import use_tracer_provider
 from procession.errors import ConfigurationError
 from procession.tracing import attributes
 from procession.tracing.records import (
@@ -62,6 +66,7 @@ __all__ = [
     "console_exporter",
     "otlp_exporter",
     "trace_store",
+    "use_tracer_provider",
 ]
 
 _LAZY = {

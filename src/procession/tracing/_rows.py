@@ -206,8 +206,9 @@ def run_summary(row: Sequence[Any]) -> RunSummary:
 
 
 def timeline(run: RunSummary, spans: Iterable[SpanRecord]) -> RunTimeline:
-    """The run span and everything under it, in start order (parents before children that
-    start at the same instant)."""
+    """The run span and everything under it, depth first: each span is followed by its
+    children in start order (a child may start a little before its parent, as the loop's
+    per-step stream hook spans do, and still comes after it)."""
     children: dict[str | None, list[SpanRecord]] = defaultdict(list)
     root: SpanRecord | None = None
     for span in spans:
@@ -222,6 +223,10 @@ def timeline(run: RunSummary, spans: Iterable[SpanRecord]) -> RunTimeline:
     while pending:
         span, depth = pending.pop()
         entries.append(TimelineEntry(span, depth, (span.start_ns - root.start_ns) / 1e6))
-        pending.extend((child, depth + 1) for child in children.get(span.span_id, ()))
-    entries.sort(key=lambda e: (e.span.start_ns, e.depth))
+        below = sorted(children.get(span.span_id, ()), key=_order, reverse=True)
+        pending.extend((child, depth + 1) for child in below)
     return RunTimeline(run, tuple(entries))
+
+
+def _order(span: SpanRecord) -> tuple[int, int, str]:
+    return (span.start_ns, span.end_ns, span.span_id)

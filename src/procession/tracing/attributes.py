@@ -20,6 +20,7 @@ __all__ = [
     "HOOK_CALLS",
     "HOOK_DATA_CHUNKS",
     "HOOK_DROPPED",
+    "HOOK_DURATION_NS",
     "HOOK_KEPT",
     "HOOK_OUTCOME",
     "HOOK_OUTCOMES",
@@ -115,6 +116,9 @@ HOOK_OUTCOMES: Final = ("kept", "replaced", "dropped", "tripwire", "retry", "err
 HOOK_DATA_CHUNKS: Final = "procession.hook.data_chunks"
 HOOK_CALLS: Final = "procession.hook.calls"
 """On the one ``process_output_stream`` span per processor per step: the chunks it was given."""
+HOOK_DURATION_NS: Final = "procession.hook.duration_ns"
+"""On the ``process_output_stream`` span: nanoseconds spent inside the hook over the step (the
+span itself covers the whole step)."""
 HOOK_KEPT: Final = "procession.hook.kept"
 HOOK_REPLACED: Final = "procession.hook.replaced"
 HOOK_DROPPED: Final = "procession.hook.dropped"

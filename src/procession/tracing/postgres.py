@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import asyncpg
 
 from procession._checks import wrong
-from procession._migrations import postgres_migrate
+from procession._sql import postgres_migrate
 from procession.errors import StorageError
 from procession.tracing import _rows
 from procession.tracing.store import TraceStore

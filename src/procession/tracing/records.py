@@ -117,7 +117,8 @@ class HookCall:
     """A processor hook span read back: who ran, what it decided, how long it took.
 
     For ``process_output_stream`` one span covers every chunk of a step, so ``calls``,
-    ``kept``, ``replaced`` and ``dropped`` count chunks; for other hooks they are ``None``.
+    ``kept``, ``replaced`` and ``dropped`` count chunks (``None`` for other hooks), and
+    ``duration_ms`` is the time spent inside the hook over the step, not the span's length.
     ``step_number`` and ``attempt`` come from the enclosing step span (``None`` outside a
     step, as for ``process_input``); ``run_id`` is the nearest enclosing run's.
     """
@@ -142,19 +143,19 @@ class HookCall:
 
 @dataclass(frozen=True, slots=True)
 class RunTimeline:
-    """A run's spans in start order: the run span, then its steps, hooks, model and tool calls
-    (and any run nested under them, such as a judge's), each with its depth."""
+    """A run's spans as a tree, depth first: the run span, then each step followed by its
+    hooks, model and tool calls, each span with its depth (children in start order)."""
 
     run: RunSummary
     entries: tuple[TimelineEntry, ...]
 
     @property
     def spans(self) -> list[SpanRecord]:
-        """The spans alone, in start order."""
+        """The spans alone, in timeline order."""
         return [entry.span for entry in self.entries]
 
     def hook_calls(self) -> list[HookCall]:
-        """Every processor hook span of the timeline, in start order."""
+        """Every processor hook span of the timeline, in timeline order."""
         by_id = {entry.span.span_id: entry.span for entry in self.entries}
         return [
             _hook_call(entry, by_id) for entry in self.entries if attr.HOOK in entry.span.attributes
@@ -179,6 +180,11 @@ def _str(values: Mapping[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _busy_ms(values: Mapping[str, Any], span: SpanRecord) -> float:
+    busy = _int(values, attr.HOOK_DURATION_NS)
+    return span.duration_ms if busy is None else busy / 1e6
+
+
 def _hook_call(entry: TimelineEntry, by_id: Mapping[str, SpanRecord]) -> HookCall:
     span = entry.span
     values = span.attributes
@@ -199,6 +205,6 @@ def _hook_call(entry: TimelineEntry, by_id: Mapping[str, SpanRecord]) -> HookCal
         attempt=None if step is None else _int(step.attributes, attr.STEP_ATTEMPT),
         run_id=None if run is None else _str(run.attributes, attr.RUN_ID),
         offset_ms=entry.offset_ms,
-        duration_ms=span.duration_ms,
+        duration_ms=_busy_ms(values, span),
         span=span,
     )

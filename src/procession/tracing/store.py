@@ -174,8 +174,9 @@ class TraceStore(SpanExporter, abc.ABC):
         return [_rows.span_record(row) for row in await self._fetch(sql, [trace])]
 
     async def run_timeline(self, run_id: str) -> RunTimeline | None:
-        """The run span and every span under it (steps, hooks, model and tool calls, nested
-        runs) in start order, with depths; ``None`` if the run span is not stored."""
+        """The run span and every span under it (steps, hooks, model and tool calls, and spans
+        processors opened) as a depth-first tree with depths; ``None`` if the run span is not
+        stored."""
         run = await self.get_run(run_id)
         if run is None:
             return None

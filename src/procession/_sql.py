@@ -1,4 +1,5 @@
-"""Transactions and versioned schemas, shared by every store on SQLite and PostgreSQL.
+"""SQL plumbing shared by every store on SQLite and PostgreSQL: opening a SQLite file,
+transactions, and versioned schemas.
 
 A schema is a tuple of ``(version, script)`` pairs applied in order and recorded in a table
 of its own (``schema_migrations`` for memory, ``trace_migrations`` for the trace store), so
@@ -12,11 +13,35 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-__all__ = ["postgres_migrate", "sqlite_migrate", "sqlite_transaction"]
+from procession.errors import StorageError
+
+__all__ = ["postgres_migrate", "sqlite_migrate", "sqlite_open", "sqlite_transaction"]
 
 T = TypeVar("T")
 
 Migrations = Sequence[tuple[int, str]]
+
+
+def sqlite_open(
+    path: str, busy_ms: int, migrate: Callable[[sqlite3.Connection], None], *, owner: str
+) -> sqlite3.Connection:
+    """A connection to ``path`` for a store's one worker thread: autocommit (transactions are
+    explicit), WAL for files, a busy timeout, foreign keys on, and the schema migrated.
+
+    Raises:
+        StorageError: the file cannot be opened or migrated (the message starts with ``owner``).
+    """
+    try:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
+        if path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        sqlite_transaction(conn, migrate)
+    except sqlite3.Error as error:
+        raise StorageError(f"{owner}: cannot open: {error}") from error
+    return conn
 
 
 def sqlite_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
