@@ -32,6 +32,7 @@ class RunSpec:
     thread_id: str | None = "thread-1"
     tripwire: bool = False
     internal: bool = False
+    parent_run_id: str | None = None
     start_ns: int = BASE_NS
 
 
@@ -132,6 +133,8 @@ class SampleRun:
             values[attr.CONVERSATION_ID] = spec.thread_id
         if spec.resource_id is not None:
             values[attr.RESOURCE_ID] = spec.resource_id
+        if spec.parent_run_id is not None:
+            values[attr.RUN_PARENT_ID] = spec.parent_run_id
         with self.span(f"invoke_agent {spec.agent_id}", values) as run:
             self._body(run)
 

@@ -3,12 +3,17 @@ exporter (the exact span tree), the trace store on both backends, and an OTLP re
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from procession.testing import Reply, ToolCallScript
+from procession import Agent
+from procession.processors import Judge
+from procession.testing import Reply, ScriptedModel, ToolCallScript
 from procession.tracing import TraceStore, configure_tracing, otlp_exporter, use_tracer_provider
 from procession.tracing import attributes as attr
 from tests.tracing.agents import SCRIPT, support_agent
@@ -172,3 +177,38 @@ def test_a_traced_run_reaches_an_otlp_receiver(http_receiver: tuple[str, Receive
     tool_call = spans["execute_tool lookup_order"]
     assert spans["step 0"].span_id == tool_call.parent_span_id
     assert spans["step 0"].parent_span_id == run.span_id
+
+
+@dataclass
+class Verdict:
+    flagged: bool
+
+
+class JudgedInput:
+    id = "judged-input"
+
+    def __init__(self) -> None:
+        answer = Reply(text=['{"flagged": false}'])
+        self.judge = Judge(ScriptedModel([answer]), processor_id=self.id, instructions="Judge.")
+
+    async def process_input(self, *, messages: list[Any], tracing_context: Any, **_: Any) -> None:
+        await self.judge.ask(messages[-1].text, Verdict, tracing_context=tracing_context)
+
+
+@pytest.mark.asyncio
+async def test_a_judges_run_is_internal_and_names_its_parent(store: TraceStore) -> None:
+    provider = provider_for(BatchSpanProcessor(Borrowed(store)))
+    use_tracer_provider(provider)
+    try:
+        agent = Agent(
+            id="guarded", model=ScriptedModel(["Fine."]), input_processors=[JudgedInput()]
+        )
+        result = await agent.generate("Is this fine?")
+    finally:
+        use_tracer_provider(None)
+        provider.shutdown()
+    assert [run.run_id for run in await store.list_runs()] == [result.run_id]
+    (judged,) = await store.list_runs(parent_run_id=result.run_id, include_internal=True)
+    assert judged.internal is True
+    assert judged.agent_id is not None
+    assert judged.outcome == "finish"

@@ -155,7 +155,13 @@ async def test_list_runs_filters_and_pages_newest_first(store: TraceStore) -> No
             thread_id=None,
             tripwire=True,
         ),
-        RunSpec(run_id="j", agent_id="judge", start_ns=BASE_NS + 3 * hour, internal=True),
+        RunSpec(
+            run_id="j",
+            agent_id="judge",
+            start_ns=BASE_NS + 3 * hour,
+            internal=True,
+            parent_run_id="b",
+        ),
     )
     assert ids(await store.list_runs()) == ["c", "b", "a"]
     assert ids(await store.list_runs(include_internal=True)) == ["j", "c", "b", "a"]
@@ -170,7 +176,9 @@ async def test_list_runs_filters_and_pages_newest_first(store: TraceStore) -> No
     assert ids(await store.list_runs(until=page[-1].start, limit=2)) == ["a"]
     naive = _at(BASE_NS + hour).replace(tzinfo=None)  # naive datetimes are UTC
     assert ids(await store.list_runs(since=naive)) == ["c", "b"]
-    assert (await store.list_runs(include_internal=True))[0].internal is True
+    judged = await store.list_runs(parent_run_id="b", include_internal=True)
+    assert [(run.run_id, run.internal, run.parent_run_id) for run in judged] == [("j", True, "b")]
+    assert await store.list_runs(parent_run_id="b") == []  # internal runs are hidden unless asked
 
 
 async def test_unknown_ids_read_as_nothing(store: TraceStore) -> None:

@@ -112,6 +112,7 @@ class TraceStore(SpanExporter, abc.ABC):
         resource_id: str | None = None,
         thread_id: str | None = None,
         outcome: str | None = None,
+        parent_run_id: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         include_internal: bool = False,
@@ -125,6 +126,8 @@ class TraceStore(SpanExporter, abc.ABC):
             thread_id: Only runs on this memory thread.
             outcome: Only runs that ended this way (``finish``, ``tripwire``, ``abort``,
                 ``error``).
+            parent_run_id: Only the internal runs (judges, structuring) this run started; pass
+                ``include_internal=True`` with it.
             since: Earliest start (naive datetimes are UTC).
             until: Start before this (pass the last run's ``start`` to page on).
             include_internal: Include judge and structuring runs.
@@ -140,6 +143,7 @@ class TraceStore(SpanExporter, abc.ABC):
             ("resource_id", resource_id),
             ("thread_id", thread_id),
             ("outcome", outcome),
+            ("parent_run_id", parent_run_id),
         )
         for column, value in filters:
             if _text(column, value) is not None:
