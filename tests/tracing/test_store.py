@@ -9,6 +9,7 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
 
 from procession.errors import ConfigurationError, StorageError
 from procession.tracing import RunSummary, TraceStore
@@ -262,3 +263,34 @@ async def test_timestamps_read_back_as_utc_datetimes(store: TraceStore) -> None:
     last = timeline.spans[-1]
     assert last.end - run.start == timedelta(microseconds=(last.end_ns - BASE_NS) // 1000)
     assert run.duration_ms == pytest.approx((timeline.spans[0].end_ns - BASE_NS) / 1e6)
+
+
+async def test_values_no_database_can_hold_are_stored_replaced(
+    store: TraceStore, memory_exporter: InMemorySpanExporter, memory_provider: TracerProvider
+) -> None:
+    tracer = memory_provider.get_tracer("procession")
+    odd = "a\x00b\ud800c"  # NUL (PostgreSQL refuses it) and a lone surrogate (no UTF-8 has it)
+    span = tracer.start_span(
+        f"tool {odd}",
+        attributes={
+            attr.RUN_ID: f"run-{odd}",
+            attr.AGENT_ID: odd,
+            "k\x00": [odd, "fine"],
+            "nan": float("nan"),
+        },
+    )
+    span.add_event("e\x00", {"reason": odd})
+    span.set_status(Status(StatusCode.ERROR, odd))
+    span.end()
+    emit(memory_provider, RunSpec())
+    assert store.export(memory_exporter.get_finished_spans()) is SpanExportResult.SUCCESS
+    clean = "a\ufffdb?c"
+    (run,) = await store.list_runs(agent_id=clean)
+    assert run.run_id == f"run-{clean}"
+    (stored,) = await store.get_trace(run.trace_id)
+    assert stored.name == f"tool {clean}"
+    assert stored.attributes["k\ufffd"] == [clean, "fine"]
+    assert stored.attributes["nan"] == "nan"
+    assert (stored.events[0].name, stored.events[0].attributes) == ("e\ufffd", {"reason": clean})
+    assert stored.status_message == clean
+    assert await store.run_timeline("run-1") is not None  # the rest of the batch is there

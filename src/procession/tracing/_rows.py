@@ -31,7 +31,7 @@ __all__ = [
     "RUN_INDEXES",
     "Row",
     "SPAN_COLUMNS",
-    "encode",
+    "storable",
     "run_summary",
     "span_record",
     "span_row",
@@ -98,26 +98,46 @@ CREATE INDEX spans_runs_by_thread ON spans (thread_id, start_ns) WHERE run_id IS
 share this SQL); part of migration 1, so never edit it."""
 
 
-def _finite(value: Any) -> Any:
-    """``value`` with non-finite floats as strings (JSON and PostgreSQL's jsonb refuse them)."""
+def storable(text: str) -> str:
+    """``text`` as both backends can store it: NUL (which PostgreSQL's ``text`` and ``jsonb``
+    refuse) becomes U+FFFD and a lone surrogate (which no UTF-8 driver can send) ``?``, so one
+    odd attribute never costs a whole batch."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _plain(value: Any) -> Any:
+    """An attribute value JSON and both backends accept: storable strings, non-finite floats
+    as strings (JSON and ``jsonb`` refuse them), sequences as lists."""
+    if isinstance(value, str):
+        return storable(value)
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
     if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
+        return [_plain(v) for v in value]
     return value
 
 
-def encode(values: Mapping[str, Any] | None) -> str:
-    """Span or event attributes as a JSON object (tuples become arrays)."""
-    if not values:
-        return "{}"
-    plain = {key: _finite(value) for key, value in values.items()}
-    return json.dumps(plain, separators=(",", ":"), ensure_ascii=False)
+def _object(values: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {storable(str(key)): _plain(value) for key, value in (values or {}).items()}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _text(values: Mapping[str, Any], key: str) -> str | None:
     value = values.get(key)
-    return None if value is None else str(value)
+    return None if value is None else storable(str(value))
+
+
+def _optional(text: str | None) -> str | None:
+    return None if text is None else storable(text)
 
 
 def span_row(span: ReadableSpan) -> Row:
@@ -128,7 +148,7 @@ def span_row(span: ReadableSpan) -> Row:
     parent = span.parent
     values: Mapping[str, Any] = span.attributes or {}
     events = [
-        {"name": e.name, "time_ns": e.timestamp, "attributes": json.loads(encode(e.attributes))}
+        {"name": storable(e.name), "time_ns": e.timestamp, "attributes": _object(e.attributes)}
         for e in span.events
     ]
     service = span.resource.attributes.get("service.name") if span.resource else None
@@ -138,16 +158,16 @@ def span_row(span: ReadableSpan) -> Row:
         f"{context.trace_id:032x}",
         f"{context.span_id:016x}",
         None if parent is None else f"{parent.span_id:016x}",
-        span.name,
+        storable(span.name),
         span.kind.name,
         span.start_time or 0,
         span.end_time or span.start_time or 0,
         span.status.status_code.name,
-        span.status.description,
-        encode(values),
-        json.dumps(events, separators=(",", ":"), ensure_ascii=False),
-        span.instrumentation_scope.name if span.instrumentation_scope else None,
-        None if service is None else str(service),
+        _optional(span.status.description),
+        _json(_object(values)),
+        _json(events),
+        _optional(span.instrumentation_scope.name if span.instrumentation_scope else None),
+        None if service is None else storable(str(service)),
         run_id,
         _text(values, attr.AGENT_ID) if run else None,
         _text(values, attr.AGENT_NAME) if run else None,
