@@ -16,17 +16,24 @@ setups take turns sample by sample (``RUNS`` interleaved samples each, medians r
 Each is measured twice: spans opened with an explicit parent context (``start_span``) and as
 the current span (``start_as_current_span``, which also attaches and detaches the context).
 Every exported span is counted, so a setup that dropped spans from a full queue is reported.
+
+Then the same setups on real runs: the shared peer workload (``procession_workload.py``: 5
+tool steps, then 200 streamed chunks, one processor on four hooks), traced through
+``use_tracer_provider`` (``off`` is no provider at all, as the loop sees it by default),
+``RUN_ROUNDS`` rotated rounds after warm-up. The spans a run emits are counted, so the cost
+per span in a real run is (traced - off) / spans.
 Prints one JSON object and writes ``bench/results/tracing.json``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +42,16 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.util.types import AttributeValue
 
+import procession_workload as workload
 from benchlib import emit, median
-from procession.tracing import SQLiteTraceStore
+from procession.tracing import SQLiteTraceStore, use_tracer_provider
 from procession.tracing import attributes as attr
 
 QUICK = "--quick" in sys.argv
 SPANS = 2_000 if QUICK else 20_000
 RUNS = 2 if QUICK else 7
+RUN_ROUNDS = 3 if QUICK else 15
+RUNS_PER_SAMPLE = 5 if QUICK else 20
 RESULTS = Path(__file__).resolve().parent / "results" / "tracing.json"
 
 
@@ -78,32 +88,56 @@ HOOK: dict[str, AttributeValue] = {
 }
 
 
-def child_spans(tracer: trace.Tracer, count: int) -> float:
-    """Seconds to open and end ``count`` hook spans under one step span, by explicit context."""
+class Clock:
+    """Wall and process CPU time of a stretch of code. The machine is shared: CPU time (every
+    thread of this process, the span processor's included) leaves out the waits for a core
+    that other processes cause, so it is the steadier of the two."""
+
+    __slots__ = ("cpu", "wall")
+
+    def __init__(self) -> None:
+        gc.collect()
+        self.wall = time.perf_counter()
+        self.cpu = time.process_time()
+
+    def stop(self, count: int) -> tuple[float, float]:
+        """µs per item (wall, cpu) for ``count`` items."""
+        wall, cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
+        return wall / count * 1e6, cpu / count * 1e6
+
+
+def child_spans(tracer: trace.Tracer, count: int) -> tuple[float, float]:
+    """µs (wall, cpu) per hook span opened and ended under one step span, by explicit context."""
     step = tracer.start_span("step 0", attributes={attr.STEP_NUMBER: 0, attr.STEP_ATTEMPT: 0})
     context = trace.set_span_in_context(step)
-    gc.collect()
-    started = time.perf_counter()
+    clock = Clock()
     for _ in range(count):
         span = tracer.start_span("process_output_step redactor", context, attributes=HOOK)
         span.set_attribute(attr.HOOK_OUTCOME, "kept")
         span.end()
-    elapsed = time.perf_counter() - started
+    elapsed = clock.stop(count)
     step.end()
     return elapsed
 
 
-def current_spans(tracer: trace.Tracer, count: int) -> float:
+def current_spans(tracer: trace.Tracer, count: int) -> tuple[float, float]:
     """The same, each span made current while it is open (context attached and detached)."""
     with tracer.start_as_current_span("step 0", attributes={attr.STEP_NUMBER: 0}):
-        gc.collect()
-        started = time.perf_counter()
+        clock = Clock()
         for _ in range(count):
             with tracer.start_as_current_span(
                 "process_output_step redactor", attributes=HOOK
             ) as span:
                 span.set_attribute(attr.HOOK_OUTCOME, "kept")
-        return time.perf_counter() - started
+        return clock.stop(count)
+
+
+def _medians(samples: list[tuple[float, float]]) -> dict[str, Any]:
+    return {
+        "wall": round(median([w for w, _ in samples]), 3),
+        "cpu": round(median([c for _, c in samples]), 3),
+        "wall_samples": [round(w, 3) for w, _ in samples],
+    }
 
 
 def setups(folder: Path) -> dict[str, tuple[trace.Tracer, TracerProvider | None, Any]]:
@@ -122,29 +156,71 @@ def setups(folder: Path) -> dict[str, tuple[trace.Tracer, TracerProvider | None,
 
 
 def measure(folder: Path) -> dict[str, Any]:
-    """Interleaved samples of every setup and way; µs per span (median) and spans exported."""
+    """Interleaved samples of every setup and way; µs per span (medians) and spans exported."""
     chosen = setups(folder)
     ways = {"child": child_spans, "current": current_spans}
-    samples: dict[str, list[float]] = {f"{s}/{w}": [] for s in chosen for w in ways}
+    samples: dict[str, list[tuple[float, float]]] = {f"{s}/{w}": [] for s in chosen for w in ways}
     for tracer, _, _ in chosen.values():  # warm up every setup once
         child_spans(tracer, SPANS // 10)
     opened = SPANS // 10 + 1
     for _ in range(RUNS):
         for way, run in ways.items():
             for name, (tracer, _, _) in chosen.items():
-                samples[f"{name}/{way}"].append(run(tracer, SPANS) / SPANS * 1e6)
+                samples[f"{name}/{way}"].append(run(tracer, SPANS))
             opened += SPANS + 1
-    out: dict[str, Any] = {
-        key: {"us_per_span": round(median(values), 3), "samples": [round(v, 3) for v in values]}
-        for key, values in samples.items()
-    }
+    out: dict[str, Any] = {key: _medians(values) for key, values in samples.items()}
     for name, (_, provider, exporter) in chosen.items():
         if provider is not None:
             provider.shutdown()  # exports what is still queued
             out[f"{name}/exported_of_opened"] = [exporter.count, opened]
     for way in ways:
-        cost = out[f"sdk-drop/{way}"]["us_per_span"] - out[f"noop/{way}"]["us_per_span"]
-        out[f"sdk-drop-over-noop/{way}"] = round(cost, 3)
+        out[f"sdk-drop-over-noop/{way}"] = {
+            clock: round(out[f"sdk-drop/{way}"][clock] - out[f"noop/{way}"][clock], 3)
+            for clock in ("wall", "cpu")
+        }
+    return out
+
+
+async def _runs(run: Callable[[], Awaitable[Any]], provider: TracerProvider | None) -> Any:
+    use_tracer_provider(provider)
+    try:
+        clock = Clock()
+        for _ in range(RUNS_PER_SAMPLE):
+            await run()
+        return clock.stop(RUNS_PER_SAMPLE)
+    finally:
+        use_tracer_provider(None)
+
+
+async def measure_runs(folder: Path) -> dict[str, Any]:
+    """The shared workload, untraced and traced: µs per run and per span (medians)."""
+    run, _ = workload.runner(True)
+    chosen = setups(folder)
+    providers = {"off" if p is None else name: p for name, (_, p, _) in chosen.items()}
+    for provider in providers.values():  # warm-up
+        await _runs(run, provider)
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in providers}
+    names = list(providers)
+    for r in range(RUN_ROUNDS):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            samples[name].append(await _runs(run, providers[name]))
+    drop = chosen["sdk-drop"]
+    assert drop[1] is not None
+    drop[1].force_flush()
+    spans = drop[2].count / ((1 + RUN_ROUNDS) * RUNS_PER_SAMPLE)
+    out: dict[str, Any] = {"spans_per_run": spans, "rounds": RUN_ROUNDS}
+    for name, values in samples.items():
+        out[f"{name}/us_per_run"] = _medians(values)
+    for name in ("sdk-drop", "sdk-store"):
+        out[f"{name}/us_per_span_in_runs"] = {
+            clock: round(
+                (out[f"{name}/us_per_run"][clock] - out["off/us_per_run"][clock]) / spans, 2
+            )
+            for clock in ("wall", "cpu")
+        }
+    for _, provider, _ in chosen.values():
+        if provider is not None:
+            provider.shutdown()
     return out
 
 
@@ -152,6 +228,7 @@ def main() -> None:
     """Run the benchmark, print the JSON and save it."""
     with tempfile.TemporaryDirectory(prefix="bench-tracing-") as folder:
         results = {"spans_per_sample": SPANS, "runs": RUNS, **measure(Path(folder))}
+        results["workload"] = asyncio.run(measure_runs(Path(folder)))
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     emit(results)
