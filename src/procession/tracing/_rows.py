@@ -31,10 +31,10 @@ __all__ = [
     "RUN_INDEXES",
     "Row",
     "SPAN_COLUMNS",
-    "storable",
     "run_summary",
     "span_record",
     "span_row",
+    "storable",
     "timeline",
 ]
 
