@@ -21,7 +21,13 @@ Then the same setups on real runs: the shared peer workload (``procession_worklo
 tool steps, then 200 streamed chunks, one processor on four hooks), traced through
 ``use_tracer_provider`` (``off`` is no provider at all, as the loop sees it by default),
 ``RUN_ROUNDS`` rotated rounds after warm-up. The spans a run emits are counted, so the cost
-per span in a real run is (traced - off) / spans.
+per span in a real run is (traced - off) / spans. ``sdk-sampled-out`` is the SDK with every
+span sampled out: what the loop's tracing costs when the SDK records nothing.
+
+Last, how fast each trace store writes: spans per second in batches of 512 (the batch span
+processor's size), on a SQLite file and on PostgreSQL (``PROCESSION_TEST_POSTGRES_DSN`` or
+``.pgdata/dsn``, skipped without one); a burst faster than that fills the processor's queue
+(2,048 spans) and the SDK drops spans with a warning.
 Prints one JSON object and writes ``bench/results/tracing.json``.
 """
 
@@ -30,21 +36,35 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExporter,
+    SpanExportResult,
+)
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from opentelemetry.util.types import AttributeValue
 
 import procession_workload as workload
 from benchlib import emit, median
-from procession.tracing import SQLiteTraceStore, use_tracer_provider
+from procession.tracing import (
+    PostgresTraceStore,
+    SQLiteTraceStore,
+    TraceStore,
+    use_tracer_provider,
+)
 from procession.tracing import attributes as attr
 
 QUICK = "--quick" in sys.argv
@@ -53,6 +73,7 @@ RUNS = 2 if QUICK else 7
 RUN_ROUNDS = 3 if QUICK else 15
 RUNS_PER_SAMPLE = 5 if QUICK else 20
 RESULTS = Path(__file__).resolve().parent / "results" / "tracing.json"
+DSN_FILE = Path(__file__).resolve().parents[1] / ".pgdata" / "dsn"
 
 
 class DropExporter(SpanExporter):
@@ -197,6 +218,7 @@ async def measure_runs(folder: Path) -> dict[str, Any]:
     run, _ = workload.runner(True)
     chosen = setups(folder)
     providers = {"off" if p is None else name: p for name, (_, p, _) in chosen.items()}
+    providers["sdk-sampled-out"] = TracerProvider(sampler=ALWAYS_OFF)  # the loop's own work
     for provider in providers.values():  # warm-up
         await _runs(run, provider)
     samples: dict[str, list[tuple[float, float]]] = {name: [] for name in providers}
@@ -211,7 +233,7 @@ async def measure_runs(folder: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"spans_per_run": spans, "rounds": RUN_ROUNDS}
     for name, values in samples.items():
         out[f"{name}/us_per_run"] = _medians(values)
-    for name in ("sdk-drop", "sdk-store"):
+    for name in ("sdk-drop", "sdk-store", "sdk-sampled-out"):
         out[f"{name}/us_per_span_in_runs"] = {
             clock: round(
                 (out[f"{name}/us_per_run"][clock] - out["off/us_per_run"][clock]) / spans, 2
@@ -224,11 +246,60 @@ async def measure_runs(folder: Path) -> dict[str, Any]:
     return out
 
 
+def _distinct_spans(count: int) -> Sequence[ReadableSpan]:
+    """``count`` finished hook spans (under step spans), kept in memory."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer(attr.TRACER_NAME)
+    for _ in range(count // 100):
+        child_spans(tracer, 99)
+    return exporter.get_finished_spans()
+
+
+def _store_rate(store: TraceStore, batches: list[Sequence[ReadableSpan]]) -> dict[str, Any]:
+    store.export(batches[0])  # opens and migrates
+    rates = []
+    for batch in batches[1:]:
+        started = time.perf_counter()
+        if store.export(batch) is not SpanExportResult.SUCCESS:
+            raise RuntimeError(f"{store!r} refused a batch")
+        rates.append(len(batch) / (time.perf_counter() - started))
+    store.shutdown()
+    return {"spans_per_s": round(median(rates)), "batch": len(batches[0])}
+
+
+def measure_store(folder: Path) -> dict[str, Any]:
+    """Spans per second each store writes, in the batch span processor's batches of 512."""
+    spans = _distinct_spans(512 * (1 + RUNS))
+    batches = [spans[i : i + 512] for i in range(0, 512 * (1 + RUNS), 512)]
+    out = {"sqlite": _store_rate(SQLiteTraceStore(folder / "rate.db"), batches)}
+    dsn = os.environ.get("PROCESSION_TEST_POSTGRES_DSN") or (
+        DSN_FILE.read_text().strip() if DSN_FILE.is_file() else ""
+    )
+    if dsn:
+        schema = f"bench_{uuid.uuid4().hex[:10]}"
+        out["postgres"] = _store_rate(PostgresTraceStore(dsn, schema=schema), batches)
+        asyncio.run(_drop_schema(dsn, schema))
+    return out
+
+
+async def _drop_schema(dsn: str, schema: str) -> None:
+    import asyncpg
+
+    conn = await asyncpg.connect(dsn)
+    try:
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    finally:
+        await conn.close()
+
+
 def main() -> None:
     """Run the benchmark, print the JSON and save it."""
     with tempfile.TemporaryDirectory(prefix="bench-tracing-") as folder:
         results = {"spans_per_sample": SPANS, "runs": RUNS, **measure(Path(folder))}
         results["workload"] = asyncio.run(measure_runs(Path(folder)))
+        results["store_write_rate"] = measure_store(Path(folder))
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(results, indent=2) + "\n")
     emit(results)
