@@ -132,6 +132,26 @@ def test_configure_tracing_installs_the_global_provider_once() -> None:
     assert lines[1] == "TracerProvider"
 
 
+def test_a_provider_installed_by_someone_else_is_not_replaced() -> None:
+    code = (
+        "from opentelemetry import trace\n"
+        "from procession.errors import ConfigurationError\n"
+        "from procession.tracing import configure_tracing\n"
+        "theirs = trace.NoOpTracerProvider()  # not the SDK's class, as Logfire's is not\n"
+        "trace.set_tracer_provider(theirs)\n"
+        "try:\n"
+        "    configure_tracing('console')\n"
+        "except ConfigurationError as error:\n"
+        "    print(error)\n"
+        "print(trace.get_tracer_provider() is theirs)\n"
+    )
+    result = _run(code)
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()
+    assert "already installed" in first
+    assert second == "True"
+
+
 def test_importing_procession_tracing_loads_no_sdk() -> None:
     code = (
         "import sys, procession.tracing\n"

@@ -209,7 +209,7 @@ def configure_tracing(
     if sampler is not None and not isinstance(sampler, Sampler):
         raise wrong("configure_tracing sampler", sampler, "an OpenTelemetry Sampler or None")
     install = check_flag("configure_tracing set_global", set_global)
-    if install and isinstance(trace.get_tracer_provider(), TracerProvider):
+    if install and not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
         raise ConfigurationError(
             "configure_tracing: a global tracer provider is already installed (OpenTelemetry"
             " allows one per process); pass set_global=False, or add the exporter to that"
