@@ -47,12 +47,21 @@ INTERNAL_KEY = "procession.internal"
 """The request-context key of an internal run's mark (``procession.processors`` sets it)."""
 
 
+_get_provider: Callable[[], Any] | None = None
+_OFF: tuple[type, ...] = ()
+"""The providers that mean "not configured" (read from the API by the first run)."""
+
+
 def start_run_trace(state: RunState, agent_name: str) -> RunTrace | None:
     """The run's trace, or ``None`` when no tracer provider is configured."""
-    from opentelemetry import trace  # a sys.modules lookup after the first run
+    global _get_provider, _OFF
+    if _get_provider is None:  # not imported by ``import procession``: by the first run
+        from opentelemetry import trace
 
-    provider = _provider if _provider is not None else trace.get_tracer_provider()
-    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+        _get_provider = trace.get_tracer_provider
+        _OFF = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+    provider = _provider if _provider is not None else _get_provider()
+    if isinstance(provider, _OFF):
         return None
     return RunTrace(provider.get_tracer("procession"), state, agent_name)
 
@@ -184,8 +193,7 @@ class RunTrace:
         """Count what the run's stream hooks do, for their per-step spans."""
         self.stream_hooks = hooks
         for hook in hooks:
-            hook.wrap = self.count_stream
-            hook.call = self.count_stream(hook, hook.call)
+            hook.wrap(self.count_stream)
 
     def count_stream(
         self, hook: StreamHook, call: Callable[[Chunk], Any]
@@ -296,6 +304,10 @@ class RunTrace:
     def tripwire(self, payload: dict[str, Any]) -> None:
         """A processor blocked the run (D12): an event on the run's span."""
         self.run.add_event("procession.tripwire", _event(payload))
+
+    def tripwire_on(self, span: Span, payload: dict[str, Any]) -> None:
+        """The hook whose abort blocked the run: the same event on its own span."""
+        span.add_event("procession.tripwire", _event(payload))
 
     def retry(self, reason: str, processor_id: str | None) -> None:
         """The step will be retried (D1): an event on the step's span."""
