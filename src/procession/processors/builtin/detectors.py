@@ -153,10 +153,22 @@ def _matching_table() -> dict[int, str]:
 MATCHING_TABLE: dict[int, str] = _matching_table()
 """``str.translate`` table for the matching copy: one character for one (offsets stay)."""
 
+# Most non-ASCII text (CJK, accented letters) holds none of the mapped characters, and one
+# C-level scan for them is many times cheaper than ``str.translate`` over the whole text. The
+# class holds the mapped BMP characters and every astral one (a superset is safe): with only
+# BMP members ``re`` compiles it to a bitmap.
+_MAPPED = re.compile(
+    "["
+    + "".join(re.escape(chr(code)) for code in sorted(MATCHING_TABLE) if code < 0x10000)
+    + "\U00010000-\U0010ffff]"
+)
+
 
 def matching_text(text: str) -> str:
     """The copy of ``text`` detectors run on (same length, same offsets)."""
-    return text if text.isascii() else text.translate(MATCHING_TABLE)
+    if text.isascii() or _MAPPED.search(text) is None:
+        return text
+    return text.translate(MATCHING_TABLE)
 
 
 # -- validators -------------------------------------------------------------------------------

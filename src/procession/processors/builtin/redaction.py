@@ -252,13 +252,18 @@ class StreamScanner:
     received, and the detections in it (offsets into that text). A detection whose ``type``
     is prefixed ``+`` continues an overlong candidate already reported: redact it, but do not
     report it again.
+
+    ``room`` is how many characters a delta may have and still only be added to ``held`` (the
+    batch is not full yet): a caller on the hot path may do that itself (``held += delta;
+    room -= len(delta)``) instead of calling ``feed``, which would do the same.
     """
 
-    __slots__ = ("_engine", "_skip", "_skip_type", "held")
+    __slots__ = ("_engine", "_skip", "_skip_type", "held", "room")
 
     def __init__(self, engine: RedactionEngine) -> None:
         self._engine = engine
         self.held = ""
+        self.room = engine.batch
         self._skip: re.Pattern[str] | None = None
         self._skip_type = ""
 
@@ -266,14 +271,16 @@ class StreamScanner:
         """Forget the held text (a rejected attempt's text is never released)."""
         self.held = ""
         self._skip = None
+        self.room = self._engine.batch
 
     def feed(self, delta: str) -> tuple[str, list[Detection]]:
         """Add ``delta``; return what is now safe to release."""
+        if len(delta) < self.room:  # release in batches: cheaper
+            self.held += delta
+            self.room -= len(delta)
+            return "", []
         buf = self.held + delta if self.held else delta
         engine = self._engine
-        if self._skip is None and len(buf) < engine.batch:  # release in batches: cheaper
-            self.held = buf
-            return "", []
         if (
             self._skip is None
             and delta.isascii()
@@ -281,38 +288,44 @@ class StreamScanner:
             and " " not in delta
             and len(buf) <= engine.hold // 2
         ):  # it only extends the last word: nothing before it can become releasable
-            self.held = buf
+            self._keep(buf)
             return "", []
         norm = matching_text(buf)
         offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
         if offset == len(buf):
-            self.held = ""
+            self._keep("")
             return buf, found
         cut, kind = engine.open_start(norm, offset)
         if len(buf) - cut > engine.hold:  # an overlong candidate: fail closed
             more, cut = engine.final(norm, offset, cut)
             kind_type, self._skip = engine.continuation(kind)
             self._skip_type = kind_type
-            self.held = ""
+            self._keep("")
             found.extend(more)
             found.append(Detection(kind_type, cut, len(buf), buf[cut:]))
             return buf, found
         if cut == offset and not found:
-            self.held = buf
+            self._keep(buf)
             return "", found
         more, cut = engine.final(norm, offset, cut)
         found.extend(more)
-        self.held = buf[cut:]
+        self._keep(buf[cut:])
         return buf[:cut], found
+
+    def _keep(self, held: str) -> None:
+        self.held = held
+        self.room = self._engine.batch - len(held) if self._skip is None else 0
 
     def flush(self) -> tuple[str, list[Detection]]:
         """The stream ended: release everything held, with its detections."""
-        buf, self.held = self.held, ""
+        buf = self.held
+        skip = self._skip
+        self.reset()
         if not buf:
-            self._skip = None
             return "", []
         norm = matching_text(buf)
-        offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
+        self._skip = skip
+        offset, found = self._swallow(buf, norm) if skip is not None else (0, [])
         self._skip = None
         more, _ = self._engine.final(norm, offset, len(buf))
         found.extend(more)

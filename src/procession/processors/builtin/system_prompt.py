@@ -139,7 +139,7 @@ class PromptLeakScanner(StreamScanner):
     __slots__ = ("_leak", "_length", "_prompt", "_since", "_state")
 
     def __init__(self, engine: PromptLeakEngine) -> None:
-        super().__init__(RedactionEngine(()))
+        super().__init__(RedactionEngine((), batch=0))  # every delta goes through `feed`
         self._prompt = engine
         self._state = 0
         self._length = 0
