@@ -23,7 +23,7 @@ import ipaddress
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -82,9 +82,11 @@ class Detector:
     placeholder: str = ""
     trigger: str = DIGITS6
     """A cheap pattern every match contains (a digit, ``@``...): detectors whose trigger is
-    absent from the text are not run."""
+    absent from the text are not run. A plain literal is looked for with ``in``; ``""``
+    means no trigger (``min_digits`` may still rule the detector out). A trigger that starts
+    with a literal or a character class is cheap: ``re`` skips to it in C."""
     min_digits: int = 0
-    """How many ASCII digits every match holds: a text with fewer is not searched."""
+    """How many ASCII digits every (valid) match holds: a text with fewer is not searched."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -92,11 +94,21 @@ class Detector:
         if not self.placeholder:
             object.__setattr__(self, "placeholder", f"[{self.type.upper().replace('-', '_')}]")
 
-    def find(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Detection]:
-        """Validated matches in ``text`` (the matching copy) starting in ``[pos, endpos)``."""
+    def find(
+        self,
+        text: str,
+        pos: int = 0,
+        endpos: int | None = None,
+        first: re.Match[str] | None = None,
+    ) -> list[Detection]:
+        """Validated matches in ``text`` (the matching copy) starting in ``[pos, endpos)``.
+
+        ``first``, when given, is ``compiled.search(text, pos)``, already found by the caller.
+        """
         limit = len(text) if endpos is None else endpos
         compiled = self.compiled
-        first = compiled.search(text, pos)
+        if first is None:
+            first = compiled.search(text, pos)
         if first is None or first.start() >= limit:
             return []
         out: list[Detection] = []
@@ -394,6 +406,20 @@ def literal_prefix(word: str) -> str:
 
 
 _NO_DIGIT_BEFORE = r"(?<![0-9])(?<![0-9][ .\-])(?<![0-9]  )"
+
+
+def _lead(first: str, *before: str) -> str:
+    """One character of class ``first`` not preceded by any of ``before``, class first.
+
+    ``(?<!X)F`` and ``F(?<!XF)`` match the same text, but only a pattern that starts with a
+    character class lets ``re`` skip, in C, every position that cannot start a match; one
+    that starts with a lookbehind is tried at every position.
+    """
+    return first + "".join(f"(?<!{b}{first})" for b in before)
+
+
+_DIGIT_LEAD = _lead("[0-9]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+"""A digit not preceded by a digit, perhaps with one separator (or two spaces) between."""
 _TOKEN = r"A-Za-z0-9_\-"
 _URL_CHARS = r"[!#-&(-;=?-Z_a-z~]"  # printable ASCII but space " ' < > [ \ ] ^ ` { | }
 
@@ -420,6 +446,11 @@ _ASSIGNED = (
     r"api[_\-]?key|apikey|api[_\-]?secret|secret[_\-]?key|access[_\-]?token|auth[_\-]?token"
     r"|client[_\-]?secret|aws_secret_access_key|password|passwd"
 )
+_ASSIGNED_BY_LETTER = (
+    r"(?<=a)(?:pi[_\-]?key|pikey|pi[_\-]?secret|ccess[_\-]?token|uth[_\-]?token"
+    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?key|(?<=c)lient[_\-]?secret|(?<=p)(?:assword|asswd)"
+)
+"""``_ASSIGNED`` without the first letter (which must precede it), in the same order."""
 _VALUE = r"[A-Za-z0-9_\-./+=~!@#$%^&*]"
 _ASSIGNED_WORDS = (
     "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key", "secret-key",
@@ -437,17 +468,23 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
     return {**_personal(), **_secrets(), **_network(), "national-id": _national_ids()}
 
 
+_PHONE_REST = r"[0-9 .\-()]{5,22}[0-9]\)?(?![0-9])"
+
+
 def _personal() -> dict[str, tuple[Detector, ...]]:
     card = Detector(
         "credit-card",
-        _NO_DIGIT_BEFORE + r"[0-9](?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
+        _DIGIT_LEAD + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])"
+        r"(?!(?:  |[ .\-])[0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
         _card,
+        trigger="",
         min_digits=13,
     )
     email = Detector(
         "email",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
+        _lead("[A-Za-z0-9._%+\\-]", "[A-Za-z0-9._%+\\-]")
+        + r"[A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
         r"[A-Za-z]{2,24}(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])",
         r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}(?:@[A-Za-z0-9.\-]{0,253})?\Z",
         continuation=r"[A-Za-z0-9._%+\-@]*",
@@ -455,18 +492,22 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
     )
     ssn = Detector(
         "ssn",
-        _NO_DIGIT_BEFORE + r"[0-9]{3}(?:-[0-9]{2}-| [0-9]{2} |\.[0-9]{2}\.)[0-9]{4}"
+        _DIGIT_LEAD + r"[0-9]{2}(?:-[0-9]{2}-| [0-9]{2} |\.[0-9]{2}\.)[0-9]{4}"
         r"(?![0-9])(?![ .\-][0-9])",
         _NO_DIGIT_BEFORE + r"[0-9]{1,3}(?:[ .\-](?:[0-9]{1,2}(?:[ .\-][0-9]{0,4})?)?)?\Z",
         _ssn,
+        trigger="",
         min_digits=9,
     )
     phone = Detector(
         "phone",
-        r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:\+|00)?\(?[0-9][0-9 .\-()]{5,22}[0-9]\)?"
-        r"(?![0-9])",
+        # (?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:\+|00)?\(?[0-9]<rest>, led by its first character
+        _lead("[+(0-9]", "[0-9A-Za-z+]", r"[0-9][ .\-]")
+        + rf"(?:(?<=\+)\(?[0-9]{_PHONE_REST}|(?<=\()[0-9]{_PHONE_REST}"
+        rf"|(?<=0)0\(?[0-9]{_PHONE_REST}|(?<=[0-9]){_PHONE_REST})",
         r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])[+(0-9][0-9 .\-()]{0,26}\Z",
         phone_validator(),
+        trigger="",
         min_digits=7,
     )
     return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}
@@ -480,11 +521,15 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         rf"(?:{'|'.join(re.escape(p) for p in _KEY_PREFIXES)})[A-Za-z0-9_\-.]*)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         placeholder="[API_KEY]",
-        trigger=r"[\-_.]|AIza",
+        # a literal of every shape, each led by a literal character: `re` skips to those
+        trigger=r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\.",
     )
     assigned = Detector(
         "api-key",
-        rf"(?i:(?<![A-Za-z0-9_])(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
+        # (?i:(?<![A-Za-z0-9_])(?:_ASSIGNED)...), led by the first letters of the words (and
+        # U+017F, which (?i) matches as "s")
+        "[AaSs\u017fCcPp]"
+        rf"(?i:(?<![A-Za-z0-9_].)(?:{_ASSIGNED_BY_LETTER})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
         r"[A-Za-z0-9_\-./+=~!@#$%^&*]{8,}",
         rf"(?i:(?<![A-Za-z0-9_])(?:{_any_prefix(_ASSIGNED_WORDS)}"
         rf"|(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"']?{_VALUE}*)?))\Z",
@@ -494,13 +539,14 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     aws = Detector(
         "aws-key",
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        _lead("A", "[A-Za-z0-9]")
+        + r"(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
         r"(?<![A-Za-z0-9])(?:A(?:[KSGIRN](?:[A-Z](?:[A-Z][A-Z0-9]{0,16})?)?)?)\Z",
         trigger="A[KSGIRN]",
     )
     bearer = Detector(
         "bearer-token",
-        r"(?<![A-Za-z0-9])[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
+        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
         rf"(?<![A-Za-z0-9])(?:{_any_prefix(['Bearer', 'bearer'])}"
         r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]*)\Z",
         continuation=r"[A-Za-z0-9_\-.=~+/]*",
@@ -508,7 +554,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     jwt = Detector(
         "jwt",
-        r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        _lead("e", r"[A-Za-z0-9_\-]")
+        + r"yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         r"(?<![A-Za-z0-9_\-])(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         trigger="eyJ",
@@ -534,11 +581,12 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
 def _network() -> dict[str, tuple[Detector, ...]]:
     url = Detector(
         "url",
-        rf"(?<![A-Za-z0-9])(?i:https?://|ftp://|www\.){_URL_CHARS}*[A-Za-z0-9/#=_\-~&%+]",
+        _lead("[HhFfWw]", "[A-Za-z0-9]")
+        + rf"(?i:(?<=h)ttps?://|(?<=f)tp://|(?<=w)ww\.){_URL_CHARS}*[A-Za-z0-9/#=_\-~&%+]",
         rf"(?<![A-Za-z0-9])(?i:{_any_prefix(['https://', 'ftp://', 'www.'])}"
         rf"|(?:https?://|ftp://|www\.){_URL_CHARS}*)\Z",
         continuation=f"{_URL_CHARS}*",
-        trigger=r"://|(?i:www\.)",
+        trigger=r"[:Ww](?:(?<=:)//|(?<=[Ww])[Ww][Ww]\.)",
     )
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
@@ -546,6 +594,7 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         rf"(?<![0-9A-Za-z.])(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
         r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
         trigger=r"[0-9]\.[0-9]{1,3}\.[0-9]",
+        min_digits=4,
     )
     ipv6 = Detector(
         "ip-address",
@@ -556,32 +605,36 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     )
     uuid = Detector(
         "uuid",
-        r"(?<![0-9A-Za-z\-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
-        r"[0-9A-Fa-f]{12}(?![0-9A-Za-z\-])",
+        _lead("[0-9A-Fa-f]", r"[0-9A-Za-z\-]")
+        + r"[0-9A-Fa-f]{7}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+        r"(?![0-9A-Za-z\-])",
         r"(?<![0-9A-Za-z\-])[0-9A-Fa-f][0-9A-Fa-f\-]{0,35}\Z",
-        trigger="[0-9A-Fa-f]{8}-",
+        trigger="-(?<=[0-9A-Fa-f]{8}-)",
     )
     wallets = (
         Detector(
             "crypto-wallet",
-            r"(?<![A-Za-z0-9])0x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
+            _lead("0", "[A-Za-z0-9]") + r"x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
             r"(?<![A-Za-z0-9])0(?:x[0-9a-fA-F]{0,40})?\Z",
             trigger="0x",
         ),
         Detector(
             "crypto-wallet",
-            r"(?<![A-Za-z0-9])(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|bc1[02-9ac-hj-np-z]{11,71})"
+            _lead("[13b]", "[A-Za-z0-9]")
+            + r"(?:(?<=[13])[1-9A-HJ-NP-Za-km-z]{25,34}|(?<=b)c1[02-9ac-hj-np-z]{11,71})"
             r"(?![A-Za-z0-9])",
             r"(?<![A-Za-z0-9])(?:[13][1-9A-HJ-NP-Za-km-z]{0,34}|b(?:c(?:1[02-9ac-hj-np-z]{0,71})?)?)\Z",
             _bitcoin,
-            trigger="[13][1-9A-HJ-NP-Za-km-z]{25}|bc1",
+            trigger="[13b](?:(?<=[13])[1-9A-HJ-NP-Za-km-z]{25}|(?<=b)c1)",
         ),
     )
     iban = Detector(
         "iban",
-        r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
+        _lead("[A-Z]", "[A-Za-z0-9]") + r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
         r"(?<![A-Za-z0-9])(?:[A-Z]{1,2}|[A-Z]{2}[0-9]{1,2}|[A-Z]{2}[0-9]{2}[A-Z0-9 \-]{0,44})\Z",
         _iban,
+        trigger="[A-Z]{2}[0-9]{2}",
+        min_digits=6,
     )
     return {
         "url": (url,),
@@ -592,13 +645,9 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     }
 
 
-_ID_DIGITS = r"[0-9]{6}|[0-9]{3,4}[ .\-][0-9]{3,4}[ .\-][0-9]{3,4}|[0-9]{2} [0-9]{2} [0-9]{2}"
-"""What every national-id shape but the Italian one holds."""
-
-
 def _national_ids() -> tuple[Detector, ...]:
     def shape(
-        pattern: str, prefix: str, validate: Validator, trigger: str = _ID_DIGITS
+        pattern: str, prefix: str, validate: Validator, digits: int, trigger: str = ""
     ) -> Detector:
         return Detector(
             "national-id",
@@ -607,7 +656,7 @@ def _national_ids() -> tuple[Detector, ...]:
             validate,
             placeholder="[NATIONAL_ID]",
             trigger=trigger,
-            min_digits=6,  # every shape holds at least six digits
+            min_digits=digits,  # how many digits the shape holds
         )
 
     digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
@@ -615,46 +664,66 @@ def _national_ids() -> tuple[Detector, ...]:
         r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
         r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
     )
+    aadhaar, japan = _stdnum("in_.aadhaar"), _stdnum("jp.in_")
+    letter = _lead("[A-Z]", "[A-Za-z0-9]")
+    uk_first = "[A-CEGHJ-PR-TW-Z]"
     return (
         shape(
-            r"(?<![0-9A-Za-z])[1-9][0-9]{16}[0-9Xx](?![0-9A-Za-z])",
+            _lead("[1-9]", "[0-9A-Za-z]") + r"[0-9]{16}[0-9Xx](?![0-9A-Za-z])",
             digits_prefix,
             _stdnum("cn.ric"),
+            17,
         ),
-        shape(r"(?<![0-9])[0-9]{6}-[0-9]{7}(?![0-9])", digits_prefix, _stdnum("kr.rrn")),
         shape(
-            r"(?<![0-9])(?<![0-9][ \-])[2-9][0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}"
-            r"(?![0-9])(?![ \-][0-9])",
+            _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
             digits_prefix,
-            lambda t: _stdnum("in_.aadhaar")(t) or _stdnum("jp.in_")(t),
+            _stdnum("kr.rrn"),
+            13,
         ),
         shape(
-            r"(?<![A-Za-z0-9])[0-9]{8}-?[A-Za-z](?![A-Za-z0-9])", digits_prefix, _stdnum("es.dni")
+            _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
+            + r"[0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}(?![0-9])(?![ \-][0-9])",
+            digits_prefix,
+            lambda t: aadhaar(t) or japan(t),
+            12,
         ),
         shape(
-            r"(?<![0-9])[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
+            _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
+            digits_prefix,
+            _stdnum("es.dni"),
+            8,
+        ),
+        shape(
+            _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
             digits_prefix,
             _stdnum("br.cpf"),
+            11,
         ),
         shape(
-            r"(?<![0-9])[0-9]{3}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
+            _lead("[0-9]", "[0-9]")
+            + r"[0-9]{2}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
             digits_prefix,
             _stdnum("ca.sin"),
+            9,
         ),
         shape(
-            r"(?<![A-Za-z0-9])[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}[A-Za-z]"
-            r"(?![A-Za-z0-9])",
+            _lead("[A-Za-z]", "[A-Za-z0-9]")
+            + r"[A-Za-z]{5}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}[A-Za-z](?![A-Za-z0-9])",
             letters_prefix,
             _stdnum("it.codicefiscale"),
+            7,
             trigger="[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
         ),
-        shape(r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{6}\([0-9A]\)", letters_prefix, _hkid),
-        shape(r"(?<![A-Za-z0-9])[A-Z][12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid),
+        shape(letter + r"[A-Z]?[0-9]{6}\([0-9A]\)", letters_prefix, _hkid, 6, r"[0-9]{6}\("),
+        shape(letter + r"[12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid, 9),
         shape(
-            r"(?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+            # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
+            _lead(uk_first, "[A-Za-z0-9]")
+            + r"(?!(?<=B)G|(?<=G)B|(?<=N)K|(?<=K)N|(?<=T)N|(?<=N)T|(?<=Z)Z)[A-CEGHJ-NPR-TW-Z]"
             r"(?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])",
             letters_prefix,
             lambda text: len(text),
+            6,
         ),
     )
 
@@ -675,12 +744,6 @@ def detectors_for(
     for name in types:
         for detector in DETECTORS[name]:
             if name == "phone" and phone_regions is not None:
-                detector = Detector(
-                    detector.type,
-                    detector.pattern,
-                    detector.prefix,
-                    phone_validator(phone_regions),
-                    min_digits=detector.min_digits,
-                )
+                detector = replace(detector, validate=phone_validator(phone_regions))
             out.append(detector)
     return tuple(out)

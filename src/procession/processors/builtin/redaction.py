@@ -81,7 +81,7 @@ class RedactionEngine:
             ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
     """
 
-    __slots__ = ("_by_group", "_open", "_triggered", "batch", "detectors", "hold", "rules")
+    __slots__ = ("_by_group", "_open", "_plan", "batch", "detectors", "hold", "rules")
 
     def __init__(
         self,
@@ -103,10 +103,7 @@ class RedactionEngine:
         self._open = re.compile(
             "|".join(f"(?P<{g}>{d.prefix})" for g, d in self._by_group.items()) or never
         )
-        groups: dict[str, list[Detector]] = {}
-        for detector in self.detectors:
-            groups.setdefault(detector.trigger, []).append(detector)
-        self._triggered = tuple((re.compile(t), tuple(ds)) for t, ds in groups.items())
+        self._plan = _plan(self.detectors)
 
     def scanner(self) -> StreamScanner:
         """A fresh stream state."""
@@ -154,31 +151,46 @@ class RedactionEngine:
     def final(self, norm: str, offset: int, cut: int) -> tuple[list[Detection], int]:
         """Detections starting in ``[offset, cut)`` and the cut, lowered below any match that
         would straddle it."""
-        found: list[Detection] = []
-        if self.detectors and (
-            _TRIGGER_CHARS.search(norm, offset) is not None
-            or norm.find("A", offset) >= 0
-            or norm.find("earer", offset) >= 0
-        ):
+        hits: list[tuple[int, list[Detection]]] = []
+        if self._plan:
+            # the whole buffer: a match may start before the cut and end after it
+            scope = norm[offset:] if offset else norm
             digits = -1
-            for trigger, detectors in self._triggered:
-                # the whole buffer: a match may start before the cut and end after it
-                if trigger.search(norm, offset) is None:
+            for literal, search, least, members in self._plan:
+                if literal is not None and literal not in scope:
                     continue
-                for detector in detectors:
-                    if detector.min_digits:
+                if least:
+                    if digits < 0:
+                        digits = _digits(scope)
+                    if digits < least:
+                        continue
+                if search is not None and search(norm, offset) is None:
+                    continue
+                for rank, detector, need, first in members:
+                    if need > least:
                         if digits < 0:
-                            rest = norm[offset:]
-                            digits = len(rest) - len(rest.translate(_NO_DIGITS))
-                        if digits < detector.min_digits:
+                            digits = _digits(scope)
+                        if digits < need:
                             continue
-                    found.extend(detector.find(norm, offset, cut))
+                    match = first(norm, offset)  # most searches find nothing: no call then
+                    if match is None or match.start() >= cut:
+                        continue
+                    more = detector.find(norm, offset, cut, match)
+                    if more:
+                        hits.append((rank, more))
+        found: list[Detection] = []
+        if hits:
+            hits.sort(key=_rank)  # equal starts keep the detectors' order (stable sort)
+            for _, more in hits:
+                found.extend(more)
         for rule in self.rules:
             for hit in rule.pattern.finditer(norm, offset):
                 if hit.start() >= cut:
                     break
                 if hit.end() > hit.start():
                     found.append(Detection(rule.type, hit.start(), hit.end(), hit.group()))
+        if not found:
+            return found, cut
         while True:  # a match reaching past the cut moves the cut to its start
             lowest = min((d.start for d in found if d.end > cut), default=cut)
             if lowest >= cut:
@@ -189,10 +201,38 @@ class RedactionEngine:
         return found, cut
 
 
+_Search = Callable[[str, int], "re.Match[str] | None"]
+_Gate = tuple[str | None, _Search | None, int, tuple[tuple[int, Detector, int, _Search], ...]]
+_LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]+")
+
+
+def _plan(detectors: Sequence[Detector]) -> tuple[_Gate, ...]:
+    """The detectors grouped by trigger: for each group its literal (looked for with ``in``)
+    or search function, the fewest digits any member needs, and the members with their
+    rank (their place in ``detectors``), their own ``min_digits`` and search function."""
+    groups: dict[str, list[tuple[int, Detector, int, _Search]]] = {}
+    for rank, detector in enumerate(detectors):
+        member = (rank, detector, detector.min_digits, detector.compiled.search)
+        groups.setdefault(detector.trigger, []).append(member)
+    plan: list[_Gate] = []
+    for trigger, members in groups.items():
+        literal = trigger if trigger and _LITERAL.fullmatch(trigger) else None
+        search = re.compile(trigger).search if trigger and literal is None else None
+        plan.append((literal, search, min(m[2] for m in members), tuple(members)))
+    return tuple(plan)
+
+
+def _digits(text: str) -> int:
+    """How many ASCII digits ``text`` holds (in UTF-8 no other character has such a byte)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data) - len(data.translate(None, b"0123456789"))
+
+
+def _rank(hit: tuple[int, list[Detection]]) -> int:
+    return hit[0]
+
+
 _NON_SPACE = re.compile(r"\S*")
-_NO_DIGITS = dict.fromkeys(range(48, 58))
-_TRIGGER_CHARS = re.compile(r"[0-9@\-_.:=]")
-"""Every built-in trigger contains one of these, ``A`` (AWS, Google keys) or ``earer``."""
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
