@@ -30,8 +30,10 @@ from typing import Any
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
     "clear_validation_cache",
+    "count_digits",
     "DIGITS6",
     "DETECTORS",
+    "FAMILIES",
     "MATCHING_TABLE",
     "OFFLINE_TYPES",
     "Detection",
@@ -42,7 +44,22 @@ __all__ = [
 ]
 
 DIGITS6 = r"[0-9](?:[ .\-()/]{0,2}[0-9]){5}"
-"""Six digits, perhaps separated: the trigger of most number-shaped detectors."""
+"""Six digits, perhaps separated: the default trigger of a number-shaped detector."""
+
+FAMILIES: Mapping[str, str] = {
+    "literal": "",
+    "punctuation": "",
+    "digit": r"[0-9](?<![0-9][0-9])",
+    "capital": r"[A-Z](?<![A-Za-z0-9][A-Z])",
+}
+"""The head of each family's combined pass. A pass is ``head(?:sketch|sketch|...)``: one
+search tells that no member can match, which is what most text shows, instead of one
+search per member. With a head, every member's match starts with what the head matches
+(a digit not preceded by a digit...) and its sketch follows; without one (``literal``,
+``punctuation``), a sketch is something every match contains, led by a literal character
+that is rare in prose (``@``, ``_``...), so that ``re`` skips through the text in C (it does
+when every alternative starts with a literal). Punctuation common in text with numbers has
+its own family, so that it does not make the rare literals' pass succeed."""
 
 Validator = Callable[[str], int]
 """Given a candidate's matching text, the length of its valid prefix (0: not valid)."""
@@ -87,6 +104,13 @@ class Detector:
     with a literal or a character class is cheap: ``re`` skips to it in C."""
     min_digits: int = 0
     """How many ASCII digits every (valid) match holds: a text with fewer is not searched."""
+    family: str = ""
+    """A key of :data:`FAMILIES`: detectors of one family are first looked for together, in
+    one pass (``""``: searched on their own)."""
+    sketch: str = ""
+    """This detector's part of its family's pass: a pattern matching (a superset of) what
+    follows the family's head in every match (for the ``literal`` family, a pattern every
+    match contains, led by a literal character)."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -214,6 +238,8 @@ _CARD_SEPARATORS = re.compile(r"  |[ .\-]")
 
 
 def _card(text: str) -> int:
+    if text[0] not in "23456":  # the issuer digit (a match starts with a digit)
+        return 0
     digits = _compact(text)
     if not 13 <= len(digits) <= 19 or digits[0] not in "23456" or not _luhn_ok(digits):
         return 0
@@ -315,9 +341,9 @@ _DOTTED = re.compile(r"\(?[0-9]{3}\)?\.[0-9]{3}\.[0-9]{4}")
 
 def _phone_shape(candidate: str, international: bool) -> bool:
     """Whether ``candidate`` is written the way phone numbers are written."""
-    if _DATE_LIKE.search(candidate):
-        return False
     if "." in candidate and not _DOTTED.fullmatch(candidate):
+        return False
+    if _DATE_LIKE.search(candidate):
         return False
     groups = [len(g) for g in _GROUPS.findall(candidate)]
     if international:  # +81 3-1234-5678: a one-digit area code after the country code
@@ -345,8 +371,18 @@ def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator
     region_list = tuple(regions)
 
     def validate(text: str) -> int:
-        import phonenumbers
-
+        # A candidate holds digits, separators and a leading "+" only: its length in digits
+        # is its count of digits. Without a space only the whole text can count (a shorter
+        # candidate must be followed by one): most candidates take this path.
+        if " " not in text:
+            if not 7 <= count_digits(text) <= 15:
+                return 0
+            international = text.startswith(("+", "00"))
+            if not _phone_shape(text, international):
+                return 0
+            return (
+                len(text) if _valid_phone(_phonenumbers(), text, international, region_list) else 0
+            )
         for length in _groups_prefixes(text):
             candidate = text[:length]
             if length < len(text) and (
@@ -354,17 +390,29 @@ def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator
                 or not (candidate.startswith(("+", "00")) or _DASHED.search(candidate))
             ):
                 continue  # "9400 2953 7744 0640" is not a phone number and a tail
-            digits = _compact(candidate).lstrip("+")
-            if not 7 <= len(digits) <= 15:
+            if not 7 <= count_digits(candidate) <= 15:
                 continue
             international = candidate.startswith(("+", "00"))
             if not _phone_shape(candidate, international):
                 continue
-            if _valid_phone(phonenumbers, candidate, international, region_list):
+            if _valid_phone(_phonenumbers(), candidate, international, region_list):
                 return length
         return 0
 
     return validate
+
+
+def _phonenumbers() -> Any:
+    import phonenumbers
+
+    return phonenumbers
+
+
+def count_digits(text: str) -> int:
+    """How many ASCII digits ``text`` holds (one C pass: in UTF-8 no other character has
+    such a byte)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data) - len(data.translate(None, b"0123456789"))
 
 
 @lru_cache(maxsize=4096)
@@ -459,6 +507,9 @@ _ASSIGNED_WORDS = (
 )  # fmt: skip
 
 
+_KEY_TRIGGER = r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\."
+
+
 def _any_prefix(words: Sequence[str]) -> str:
     return "|".join(literal_prefix(w) for w in words)
 
@@ -489,6 +540,8 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}(?:@[A-Za-z0-9.\-]{0,253})?\Z",
         continuation=r"[A-Za-z0-9._%+\-@]*",
         trigger="@",
+        family="literal",
+        sketch="@",
     )
     ssn = Detector(
         "ssn",
@@ -498,6 +551,8 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         _ssn,
         trigger="",
         min_digits=9,
+        family="digit",
+        sketch=r"[0-9]{2}[ .\-][0-9]{2}[ .\-][0-9]{4}",
     )
     phone = Detector(
         "phone",
@@ -522,7 +577,10 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         continuation=r"[A-Za-z0-9_\-.]*",
         placeholder="[API_KEY]",
         # a literal of every shape, each led by a literal character: `re` skips to those
-        trigger=r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\.",
+        trigger=_KEY_TRIGGER,
+        family="literal",
+        sketch=r"_(?<=k_)|_(?<=gh[pousr]_)|_pat_|_(?<=npm_)|_(?<=hf_)|_(?<=whsec_)"
+        r"|-(?<=k-)|-(?<=xox[abposr]-)|-(?<=xapp-)|-(?<=glpat-)|AIza|\.(?<=SG\.)",
     )
     assigned = Detector(
         "api-key",
@@ -536,6 +594,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         continuation=r"[A-Za-z0-9_\-./+=~!@#$%^&*]*",
         placeholder="[API_KEY]",
         trigger="[:=]",
+        family="punctuation",
+        sketch=":|=",
     )
     aws = Detector(
         "aws-key",
@@ -543,6 +603,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         + r"(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
         r"(?<![A-Za-z0-9])(?:A(?:[KSGIRN](?:[A-Z](?:[A-Z][A-Z0-9]{0,16})?)?)?)\Z",
         trigger="A[KSGIRN]",
+        family="capital",
+        sketch="[KSGIRN][IPDOV]A",
     )
     bearer = Detector(
         "bearer-token",
@@ -551,6 +613,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]*)\Z",
         continuation=r"[A-Za-z0-9_\-.=~+/]*",
         trigger="earer",
+        family="literal",
+        sketch="Bearer|bearer",
     )
     jwt = Detector(
         "jwt",
@@ -559,6 +623,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         r"(?<![A-Za-z0-9_\-])(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         trigger="eyJ",
+        family="literal",
+        sketch="J(?<=eyJ)",
     )
     private_key = Detector(
         "private-key",
@@ -568,6 +634,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         r"|PRIVATE KEY-----[A-Za-z0-9+/=\s]*))\Z",
         continuation=r"[A-Za-z0-9+/=\s]*",
         trigger="-----BEGIN",
+        family="literal",
+        sketch="-----BEGIN",
     )
     return {
         "api-key": (keys, assigned),
@@ -587,14 +655,18 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         rf"|(?:https?://|ftp://|www\.){_URL_CHARS}*)\Z",
         continuation=f"{_URL_CHARS}*",
         trigger=r"[:Ww](?:(?<=:)//|(?<=[Ww])[Ww][Ww]\.)",
+        family="literal",
+        sketch=r"://|\.(?<=[Ww][Ww][Ww]\.)",
     )
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
         "ip-address",
         rf"(?<![0-9A-Za-z.])(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
         r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
-        trigger=r"[0-9]\.[0-9]{1,3}\.[0-9]",
+        trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
         min_digits=4,
+        family="punctuation",
+        sketch=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
     )
     ipv6 = Detector(
         "ip-address",
@@ -602,6 +674,8 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         r"(?<![0-9A-Za-z:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){0,7}\Z",
         _ip,
         trigger="::|:.*:",
+        family="punctuation",
+        sketch=":.*:",
     )
     uuid = Detector(
         "uuid",
@@ -610,6 +684,8 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         r"(?![0-9A-Za-z\-])",
         r"(?<![0-9A-Za-z\-])[0-9A-Fa-f][0-9A-Fa-f\-]{0,35}\Z",
         trigger="-(?<=[0-9A-Fa-f]{8}-)",
+        family="punctuation",
+        sketch="-(?<=[0-9A-Fa-f]{8}-)",
     )
     wallets = (
         Detector(
@@ -617,15 +693,26 @@ def _network() -> dict[str, tuple[Detector, ...]]:
             _lead("0", "[A-Za-z0-9]") + r"x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
             r"(?<![A-Za-z0-9])0(?:x[0-9a-fA-F]{0,40})?\Z",
             trigger="0x",
+            family="literal",
+            sketch="x(?<=0x)",
         ),
         Detector(
             "crypto-wallet",
-            _lead("[13b]", "[A-Za-z0-9]")
-            + r"(?:(?<=[13])[1-9A-HJ-NP-Za-km-z]{25,34}|(?<=b)c1[02-9ac-hj-np-z]{11,71})"
-            r"(?![A-Za-z0-9])",
-            r"(?<![A-Za-z0-9])(?:[13][1-9A-HJ-NP-Za-km-z]{0,34}|b(?:c(?:1[02-9ac-hj-np-z]{0,71})?)?)\Z",
+            _lead("[13]", "[A-Za-z0-9]") + r"[1-9A-HJ-NP-Za-km-z]{25,34}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[13][1-9A-HJ-NP-Za-km-z]{0,34}\Z",
             _bitcoin,
-            trigger="[13b](?:(?<=[13])[1-9A-HJ-NP-Za-km-z]{25}|(?<=b)c1)",
+            trigger="",
+            family="digit",
+            sketch="[1-9A-HJ-NP-Za-km-z]{25}",
+        ),
+        Detector(
+            "crypto-wallet",
+            _lead("b", "[A-Za-z0-9]") + r"c1[02-9ac-hj-np-z]{11,71}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])b(?:c(?:1[02-9ac-hj-np-z]{0,71})?)?\Z",
+            _bitcoin,
+            trigger="bc1",
+            family="literal",
+            sketch="bc1",
         ),
     )
     iban = Detector(
@@ -633,8 +720,10 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         _lead("[A-Z]", "[A-Za-z0-9]") + r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
         r"(?<![A-Za-z0-9])(?:[A-Z]{1,2}|[A-Z]{2}[0-9]{1,2}|[A-Z]{2}[0-9]{2}[A-Z0-9 \-]{0,44})\Z",
         _iban,
-        trigger="[A-Z]{2}[0-9]{2}",
+        trigger="",
         min_digits=6,
+        family="capital",
+        sketch=r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11}",
     )
     return {
         "url": (url,),
@@ -647,8 +736,14 @@ def _network() -> dict[str, tuple[Detector, ...]]:
 
 def _national_ids() -> tuple[Detector, ...]:
     def shape(
-        pattern: str, prefix: str, validate: Validator, digits: int, trigger: str = ""
+        pattern: str,
+        prefix: str,
+        validate: Validator,
+        digits: int,
+        sketch: str = "",
+        trigger: str = "",
     ) -> Detector:
+        family = "" if not sketch else "digit" if pattern[1].isdigit() or trigger else "capital"
         return Detector(
             "national-id",
             pattern,
@@ -657,6 +752,8 @@ def _national_ids() -> tuple[Detector, ...]:
             placeholder="[NATIONAL_ID]",
             trigger=trigger,
             min_digits=digits,  # how many digits the shape holds
+            family=family,
+            sketch=sketch,
         )
 
     digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
@@ -673,12 +770,14 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             _stdnum("cn.ric"),
             17,
+            "[0-9]{16}[0-9Xx]",
         ),
         shape(
             _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
             digits_prefix,
             _stdnum("kr.rrn"),
             13,
+            "[0-9]{5}-[0-9]{7}",
         ),
         shape(
             _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
@@ -686,18 +785,21 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             lambda t: aadhaar(t) or japan(t),
             12,
+            r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}",
         ),
         shape(
             _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
             digits_prefix,
             _stdnum("es.dni"),
             8,
+            "[0-9]{7}-?[A-Za-z]",
         ),
         shape(
             _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
             digits_prefix,
             _stdnum("br.cpf"),
             11,
+            r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}",
         ),
         shape(
             _lead("[0-9]", "[0-9]")
@@ -705,6 +807,7 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             _stdnum("ca.sin"),
             9,
+            r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}",
         ),
         shape(
             _lead("[A-Za-z]", "[A-Za-z0-9]")
@@ -712,10 +815,18 @@ def _national_ids() -> tuple[Detector, ...]:
             letters_prefix,
             _stdnum("it.codicefiscale"),
             7,
+            # the digits after the six letters start a digit run: the digit family's head
+            "[0-9][A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
             trigger="[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
         ),
-        shape(letter + r"[A-Z]?[0-9]{6}\([0-9A]\)", letters_prefix, _hkid, 6, r"[0-9]{6}\("),
-        shape(letter + r"[12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid, 9),
+        shape(
+            letter + r"[A-Z]?[0-9]{6}\([0-9A]\)",
+            letters_prefix,
+            _hkid,
+            6,
+            r"[0-9]{6}\(|[A-Z][0-9]{6}\(",
+        ),
+        shape(letter + r"[12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid, 9, "[12][0-9]{8}"),
         shape(
             # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
             _lead(uk_first, "[A-Za-z0-9]")
@@ -724,6 +835,7 @@ def _national_ids() -> tuple[Detector, ...]:
             letters_prefix,
             lambda text: len(text),
             6,
+            r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]",
         ),
     )
 

@@ -26,7 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from procession.processors.builtin.detectors import Detection, Detector, matching_text
+from procession.processors.builtin.detectors import (
+    FAMILIES,
+    Detection,
+    Detector,
+    count_digits,
+    matching_text,
+)
 
 __all__ = [
     "DEFAULT_HOLD",
@@ -155,24 +161,18 @@ class RedactionEngine:
         if self._plan:
             # the whole buffer: a match may start before the cut and end after it
             scope = norm[offset:] if offset else norm
-            digits = -1
-            for literal, search, least, members in self._plan:
-                if literal is not None and literal not in scope:
+            digits = count_digits(scope)
+            for least, family, members in self._plan:
+                if least > digits or (family is not None and family(norm, offset) is None):
                     continue
-                if least:
-                    if digits < 0:
-                        digits = _digits(scope)
-                    if digits < least:
+                for rank, need, literal, trigger, search, detector in members:
+                    if need > digits:
                         continue
-                if search is not None and search(norm, offset) is None:
-                    continue
-                for rank, detector, need, first in members:
-                    if need > least:
-                        if digits < 0:
-                            digits = _digits(scope)
-                        if digits < need:
-                            continue
-                    match = first(norm, offset)  # most searches find nothing: no call then
+                    if literal is not None and literal not in scope:
+                        continue
+                    if trigger is not None and trigger(norm, offset) is None:
+                        continue
+                    match = search(norm, offset)  # most searches find nothing: no call then
                     if match is None or match.start() >= cut:
                         continue
                     more = detector.find(norm, offset, cut, match)
@@ -202,30 +202,38 @@ class RedactionEngine:
 
 
 _Search = Callable[[str, int], "re.Match[str] | None"]
-_Gate = tuple[str | None, _Search | None, int, tuple[tuple[int, Detector, int, _Search], ...]]
+_Member = tuple[int, int, str | None, _Search | None, _Search, Detector]
+_Step = tuple[int, _Search | None, tuple[_Member, ...]]
 _LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]+")
 
 
-def _plan(detectors: Sequence[Detector]) -> tuple[_Gate, ...]:
-    """The detectors grouped by trigger: for each group its literal (looked for with ``in``)
-    or search function, the fewest digits any member needs, and the members with their
-    rank (their place in ``detectors``), their own ``min_digits`` and search function."""
-    groups: dict[str, list[tuple[int, Detector, int, _Search]]] = {}
+def _plan(detectors: Sequence[Detector]) -> tuple[_Step, ...]:
+    """How :meth:`RedactionEngine.final` runs ``detectors``: steps, each the fewest digits
+    its members need, its family's combined search (or ``None``) and its members: their rank
+    (place in ``detectors``), ``min_digits``, trigger (a literal looked for with ``in``, or a
+    search function), search function and detector. A family of one is searched alone."""
+    families: dict[str, list[tuple[int, Detector]]] = {}
     for rank, detector in enumerate(detectors):
-        member = (rank, detector, detector.min_digits, detector.compiled.search)
-        groups.setdefault(detector.trigger, []).append(member)
-    plan: list[_Gate] = []
-    for trigger, members in groups.items():
-        literal = trigger if trigger and _LITERAL.fullmatch(trigger) else None
-        search = re.compile(trigger).search if trigger and literal is None else None
-        plan.append((literal, search, min(m[2] for m in members), tuple(members)))
-    return tuple(plan)
+        key = detector.family if detector.family in FAMILIES and detector.sketch else ""
+        families.setdefault(key or f"#{rank}", []).append((rank, detector))
+    steps: list[_Step] = []
+    for key, ranked in families.items():
+        members = tuple(_member(rank, detector) for rank, detector in ranked)
+        family = None
+        if len(ranked) > 1:
+            head, sketches = FAMILIES[key], "|".join(d.sketch for _, d in ranked)
+            # no group around a headless pass: a flat alternation of literal-led sketches
+            # is what lets `re` skip to the literals
+            family = re.compile(f"{head}(?:{sketches})" if head else sketches).search
+        steps.append((min(m[1] for m in members), family, members))
+    return tuple(steps)
 
 
-def _digits(text: str) -> int:
-    """How many ASCII digits ``text`` holds (in UTF-8 no other character has such a byte)."""
-    data = text.encode("utf-8", "surrogatepass")
-    return len(data) - len(data.translate(None, b"0123456789"))
+def _member(rank: int, detector: Detector) -> _Member:
+    trigger = detector.trigger
+    literal = trigger if trigger and _LITERAL.fullmatch(trigger) else None
+    search = re.compile(trigger).search if trigger and literal is None else None
+    return (rank, detector.min_digits, literal, search, detector.compiled.search, detector)
 
 
 def _rank(hit: tuple[int, list[Detection]]) -> int:
