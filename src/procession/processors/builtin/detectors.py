@@ -137,17 +137,18 @@ class Detector:
             return []
         out: list[Detection] = []
         validate = self.validate
-        for match in compiled.finditer(text, first.start()):
-            start = match.start()
+        match: re.Match[str] | None = first
+        while match is not None:  # `finditer` from `first`, without matching it again
+            start, end = match.span()
             if start >= limit:
                 break
-            end = match.end()
-            if validate is not None:
+            if validate is None:
+                out.append(Detection(self.type, start, end, text[start:end]))
+            else:
                 length = validate(match.group())
-                if length <= 0:
-                    continue
-                end = start + length
-            out.append(Detection(self.type, start, end, text[start:end]))
+                if length > 0:
+                    out.append(Detection(self.type, start, start + length, match.group()[:length]))
+            match = compiled.search(text, end if end > start else end + 1)
         return out
 
 
@@ -314,6 +315,8 @@ def _twid(text: str) -> int:
 
 
 def _ip(text: str) -> int:
+    if "::" not in text and text.count(":") != 7:  # rejected below in any case; cheaper here
+        return 0
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
@@ -337,12 +340,17 @@ _DATE_LIKE = re.compile(
 _GROUPS = re.compile(r"[0-9]+")
 _DASHED = re.compile(r"[\-()]")
 _DOTTED = re.compile(r"\(?[0-9]{3}\)?\.[0-9]{3}\.[0-9]{4}")
+_BAD_GROUP = re.compile(r"[0-9]{5}|[^0-9][0-9](?![0-9])")
+"""A group of five digits or more, or of one digit after the first: a national number
+written that way is not a phone number (the first group may be a lone ``1``)."""
 
 
 def _phone_shape(candidate: str, international: bool) -> bool:
     """Whether ``candidate`` is written the way phone numbers are written."""
     if "." in candidate and not _DOTTED.fullmatch(candidate):
         return False
+    if not international and _BAD_GROUP.search(candidate):
+        return False  # what the group rules below say, found in one pass: most numbers stop
     if _DATE_LIKE.search(candidate):
         return False
     groups = [len(g) for g in _GROUPS.findall(candidate)]

@@ -264,6 +264,9 @@ def _superset_start(norm: str, offset: int) -> int:
             gap -= 1
         if gap in (start, offset) or start - gap > 8:
             break
+        last = norm[gap - 1]
+        if not "!" <= last <= "~" or (last.islower() and last not in "rytnd"):
+            break  # what `_joinable` says of the token before the gap: most text stops here
         before = norm[offset:gap]
         token = before[len(before.rstrip(_PRINTABLE)) :]
         joined = _joinable(token)
