@@ -68,11 +68,12 @@ def fold(text: str) -> str:
     """``text`` as the matcher sees it: lower-case ASCII, ASCII width, whitespace as spaces
     (one character for one, so offsets stay)."""
     folded = text.translate(_FOLD)
-    return (
-        folded
-        if folded.isascii()
-        else "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
-    )
+    if folded.isascii():
+        return folded
+    lowered = folded.lower()  # one character for one, unless a lower case is longer (İ)
+    if len(lowered) == len(folded) and "\u03a3" not in folded:  # nor a final sigma (ς)
+        return lowered
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
 
 
 _GRAM = 8
