@@ -528,13 +528,23 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
 
 
 _PHONE_REST = r"[0-9 .\-()]{5,22}[0-9]\)?(?![0-9])"
+_PHONE_SHAPE = (
+    r"[(+0-9](?<![0-9][(+0-9])(?:[0-9]{1,3}[ \-()]+[0-9]{2,4}(?![0-9])"
+    r"|[0-9]{2,3}\)?\.[0-9]{3}\.[0-9]{4}|(?<=\+)[0-9(]|(?<=0)0[0-9(])"
+)
+"""What every number `phone_validator` accepts holds: a ``+`` or ``00`` country code, a
+dotted ``415.555.0100``, or two groups of two to four digits apart (text with numbers
+mostly holds none: decimals, ISBNs, long ids). It starts where a group starts, with a
+class, so that ``re`` skips to the candidates."""
 
 
 def _personal() -> dict[str, tuple[Detector, ...]]:
     card = Detector(
         "credit-card",
-        _DIGIT_LEAD + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])"
-        r"(?!(?:  |[ .\-])[0-9])",
+        # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
+        # let through, so a number led by another digit is skipped as a rejected match was
+        _lead("[2-6]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
         _card,
         trigger="",
@@ -570,7 +580,7 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         rf"|(?<=0)0\(?[0-9]{_PHONE_REST}|(?<=[0-9]){_PHONE_REST})",
         r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])[+(0-9][0-9 .\-()]{0,26}\Z",
         phone_validator(),
-        trigger="",
+        trigger=_PHONE_SHAPE,
         min_digits=7,
     )
     return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}

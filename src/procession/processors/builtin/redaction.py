@@ -267,13 +267,17 @@ def _superset_start(norm: str, offset: int) -> int:
         last = norm[gap - 1]
         if not "!" <= last <= "~" or (last.islower() and last not in "rytnd"):
             break  # what `_joinable` says of the token before the gap: most text stops here
-        before = norm[offset:gap]
-        token = before[len(before.rstrip(_PRINTABLE)) :]
+        low = max(offset, gap - 64)  # the token before the gap: look at a bounded piece
+        tail = norm[low:gap].rstrip(_PRINTABLE)
+        if not tail and low > offset:
+            tail = norm[offset:gap].rstrip(_PRINTABLE)
+            low = offset
+        token = norm[low + len(tail) : gap]
         joined = _joinable(token)
         if not joined:
             break
         start = gap - joined
-        if joined < len(before) and (joined < len(token) or norm[start - 1] not in " \t"):
+        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t"):
             break  # a partial token, or one after a non-space character
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
