@@ -175,12 +175,13 @@ class RedactingProcessor(Processor[Any]):
         if kind == "text-delta":
             payload = part.payload
             state["id:text"] = payload.get("id")
-            scanner = state.get(_TEXT)
+            scanner = state.get("text")  # `_TEXT`, without a global lookup on the hot path
             if scanner is not None:  # the hot path: most deltas only join the held batch
                 text = payload.get("text") or ""
-                if len(text) < scanner.room:
+                size = len(text)
+                if size < scanner.room:
                     scanner.held += text
-                    scanner.room -= len(text)
+                    scanner.room -= size
                     return None
             return self._delta(part, state, _TEXT, "text", abort)
         if kind == "reasoning-delta":
