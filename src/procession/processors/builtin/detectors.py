@@ -758,10 +758,10 @@ def _national_ids() -> tuple[Detector, ...]:
         prefix: str,
         validate: Validator,
         digits: int,
-        sketch: str = "",
+        sketch: tuple[str, str] = ("", ""),
         trigger: str = "",
     ) -> Detector:
-        family = "" if not sketch else "digit" if pattern[1].isdigit() or trigger else "capital"
+        family, part = sketch
         return Detector(
             "national-id",
             pattern,
@@ -771,7 +771,7 @@ def _national_ids() -> tuple[Detector, ...]:
             trigger=trigger,
             min_digits=digits,  # how many digits the shape holds
             family=family,
-            sketch=sketch,
+            sketch=part,
         )
 
     digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
@@ -788,14 +788,14 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             _stdnum("cn.ric"),
             17,
-            "[0-9]{16}[0-9Xx]",
+            ("digit", "[0-9]{16}[0-9Xx]"),
         ),
         shape(
             _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
             digits_prefix,
             _stdnum("kr.rrn"),
             13,
-            "[0-9]{5}-[0-9]{7}",
+            ("digit", "[0-9]{5}-[0-9]{7}"),
         ),
         shape(
             _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
@@ -803,21 +803,21 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             lambda t: aadhaar(t) or japan(t),
             12,
-            r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}",
+            ("digit", r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}"),
         ),
         shape(
             _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
             digits_prefix,
             _stdnum("es.dni"),
             8,
-            "[0-9]{7}-?[A-Za-z]",
+            ("digit", "[0-9]{7}-?[A-Za-z]"),
         ),
         shape(
             _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
             digits_prefix,
             _stdnum("br.cpf"),
             11,
-            r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}",
+            ("digit", r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}"),
         ),
         shape(
             _lead("[0-9]", "[0-9]")
@@ -825,7 +825,7 @@ def _national_ids() -> tuple[Detector, ...]:
             digits_prefix,
             _stdnum("ca.sin"),
             9,
-            r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}",
+            ("digit", r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}"),
         ),
         shape(
             _lead("[A-Za-z]", "[A-Za-z0-9]")
@@ -834,7 +834,7 @@ def _national_ids() -> tuple[Detector, ...]:
             _stdnum("it.codicefiscale"),
             7,
             # the digits after the six letters start a digit run: the digit family's head
-            "[0-9][A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
+            ("digit", "[0-9][A-Za-z][0-9]{2}[A-Za-z][0-9]{3}"),
             trigger="[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
         ),
         shape(
@@ -842,9 +842,15 @@ def _national_ids() -> tuple[Detector, ...]:
             letters_prefix,
             _hkid,
             6,
-            r"[0-9]{6}\(|[A-Z][0-9]{6}\(",
+            ("capital", r"[0-9]{6}\(|[A-Z][0-9]{6}\("),
         ),
-        shape(letter + r"[12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid, 9, "[12][0-9]{8}"),
+        shape(
+            letter + r"[12][0-9]{8}(?![A-Za-z0-9])",
+            letters_prefix,
+            _twid,
+            9,
+            ("capital", "[12][0-9]{8}"),
+        ),
         shape(
             # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
             _lead(uk_first, "[A-Za-z0-9]")
@@ -853,7 +859,7 @@ def _national_ids() -> tuple[Detector, ...]:
             letters_prefix,
             lambda text: len(text),
             6,
-            r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]",
+            ("capital", r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"),
         ),
     )
 
