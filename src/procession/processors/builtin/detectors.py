@@ -752,111 +752,124 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     }
 
 
-def _national_ids() -> tuple[Detector, ...]:
-    def shape(
-        pattern: str,
-        prefix: str,
-        validate: Validator,
-        digits: int,
-        sketch: tuple[str, str] = ("", ""),
-        trigger: str = "",
-    ) -> Detector:
-        family, part = sketch
-        return Detector(
-            "national-id",
-            pattern,
-            prefix,
-            validate,
-            placeholder="[NATIONAL_ID]",
-            trigger=trigger,
-            min_digits=digits,  # how many digits the shape holds
-            family=family,
-            sketch=part,
-        )
-
-    digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
-    letters_prefix = (
-        r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
-        r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
+def _id(
+    pattern: str,
+    prefix: str,
+    validate: Validator,
+    digits: int,
+    sketch: tuple[str, str] = ("", ""),
+    trigger: str = "",
+) -> Detector:
+    """A national-id shape (``sketch``: its family and its part of the family's pass)."""
+    family, part = sketch
+    return Detector(
+        "national-id",
+        pattern,
+        prefix,
+        validate,
+        placeholder="[NATIONAL_ID]",
+        trigger=trigger,
+        min_digits=digits,  # how many digits the shape holds
+        family=family,
+        sketch=part,
     )
+
+
+_ID_DIGITS_PREFIX = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
+_ID_LETTERS_PREFIX = (
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
+    r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
+)
+
+
+def _national_ids() -> tuple[Detector, ...]:
+    return (*_digit_ids(), *_letter_ids())
+
+
+def _digit_ids() -> tuple[Detector, ...]:
     aadhaar, japan = _stdnum("in_.aadhaar"), _stdnum("jp.in_")
-    letter = _lead("[A-Z]", "[A-Za-z0-9]")
-    uk_first = "[A-CEGHJ-PR-TW-Z]"
     return (
-        shape(
+        _id(
             _lead("[1-9]", "[0-9A-Za-z]") + r"[0-9]{16}[0-9Xx](?![0-9A-Za-z])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             _stdnum("cn.ric"),
             17,
             ("digit", "[0-9]{16}[0-9Xx]"),
         ),
-        shape(
+        _id(
             _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             _stdnum("kr.rrn"),
             13,
             ("digit", "[0-9]{5}-[0-9]{7}"),
         ),
-        shape(
+        _id(
             _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
             + r"[0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}(?![0-9])(?![ \-][0-9])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             lambda t: aadhaar(t) or japan(t),
             12,
             ("digit", r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}"),
         ),
-        shape(
+        _id(
             _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             _stdnum("es.dni"),
             8,
             ("digit", "[0-9]{7}-?[A-Za-z]"),
         ),
-        shape(
+        _id(
             _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             _stdnum("br.cpf"),
             11,
             ("digit", r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}"),
         ),
-        shape(
+        _id(
             _lead("[0-9]", "[0-9]")
             + r"[0-9]{2}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
-            digits_prefix,
+            _ID_DIGITS_PREFIX,
             _stdnum("ca.sin"),
             9,
             ("digit", r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}"),
         ),
-        shape(
+        _id(
             _lead("[A-Za-z]", "[A-Za-z0-9]")
             + r"[A-Za-z]{5}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}[A-Za-z](?![A-Za-z0-9])",
-            letters_prefix,
+            _ID_LETTERS_PREFIX,
             _stdnum("it.codicefiscale"),
             7,
             # the digits after the six letters start a digit run: the digit family's head
             ("digit", "[0-9][A-Za-z][0-9]{2}[A-Za-z][0-9]{3}"),
             trigger="[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
         ),
-        shape(
+    )
+
+
+def _letter_ids() -> tuple[Detector, ...]:
+    letter = _lead("[A-Z]", "[A-Za-z0-9]")
+    uk_first = "[A-CEGHJ-PR-TW-Z]"
+    return (
+        _id(
             letter + r"[A-Z]?[0-9]{6}\([0-9A]\)",
-            letters_prefix,
+            _ID_LETTERS_PREFIX,
             _hkid,
             6,
             ("capital", r"[0-9]{6}\(|[A-Z][0-9]{6}\("),
         ),
-        shape(
+        _id(
             letter + r"[12][0-9]{8}(?![A-Za-z0-9])",
-            letters_prefix,
+            _ID_LETTERS_PREFIX,
             _twid,
             9,
             ("capital", "[12][0-9]{8}"),
         ),
-        shape(
+        _id(
             # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
             _lead(uk_first, "[A-Za-z0-9]")
             + r"(?!(?<=B)G|(?<=G)B|(?<=N)K|(?<=K)N|(?<=T)N|(?<=N)T|(?<=Z)Z)[A-CEGHJ-NPR-TW-Z]"
             r"(?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])",
-            letters_prefix,
+            _ID_LETTERS_PREFIX,
             lambda text: len(text),
             6,
             ("capital", r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"),
