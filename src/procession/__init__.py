@@ -7,6 +7,7 @@ flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 from typing import TYPE_CHECKING, Any
 
 from procession.agent import Agent, AgentStream
+from procession.approvals import ApprovalBroker, ApprovalRequest, Decision, LocalApprovals
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
@@ -22,6 +23,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.journal import Journal, ToolOutcome
 from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
@@ -71,15 +73,25 @@ from procession.models import (
     resolve_model,
 )
 from procession.processors import (
+    Abort,
     ErrorProcessor,
     InputProcessor,
     OutputProcessor,
+    ProcessAPIError,
     ProcessAPIErrorResult,
+    ProcessInput,
+    ProcessInputStep,
     ProcessInputStepResult,
+    ProcessLLMRequest,
     ProcessLLMRequestResult,
+    ProcessLLMResponse,
     Processor,
     ProcessorMessageResult,
     ProcessorViolation,
+    ProcessOutputResult,
+    ProcessOutputStep,
+    ProcessOutputStream,
+    ProcessToolResult,
     Writer,
     notify_violation,
 )
@@ -136,11 +148,14 @@ if TYPE_CHECKING:
         is_internal_run,
         token_counter_for,
     )
+    from procession.server import CORS, APIKey, Auth, JWTAuth, ServerLimits, create_app
 
 __version__ = "0.1.0.dev0"
 
 _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
+_LAZY_SERVER = frozenset(("APIKey", "Auth", "CORS", "JWTAuth", "ServerLimits", "create_app"))
+"""The HTTP server's names (the ``server`` extra), loaded on first use."""
 _LAZY_PROCESSORS = frozenset(
     (
         "BatchParts",
@@ -202,18 +217,28 @@ def __getattr__(name: str) -> Any:
         import procession.processors.builtin as builtin
 
         return getattr(builtin, name)
+    if name in _LAZY_SERVER:
+        import procession.server
+
+        return getattr(procession.server, name)
     raise AttributeError(f"module 'procession' has no attribute {name!r}")
 
 
 __all__ = [
     "APICallError",
+    "APIKey",
+    "Abort",
     "AbortSignal",
     "Agent",
     "AgentResult",
     "AgentStream",
+    "ApprovalBroker",
+    "ApprovalRequest",
+    "Auth",
     "BM25Index",
     "BPETokenCounter",
     "BatchParts",
+    "CORS",
     "CacheBackend",
     "Chunk",
     "Classifier",
@@ -222,6 +247,7 @@ __all__ = [
     "ConfigurationError",
     "ContextKey",
     "DataPart",
+    "Decision",
     "Embedder",
     "ErrorPart",
     "ErrorProcessor",
@@ -232,6 +258,8 @@ __all__ = [
     "InjectionDetection",
     "InputProcessor",
     "InternalRun",
+    "JWTAuth",
+    "Journal",
     "Judge",
     "JudgeError",
     "JudgeResult",
@@ -239,6 +267,7 @@ __all__ = [
     "LanguageDetector",
     "LanguageModel",
     "LoadedToolStore",
+    "LocalApprovals",
     "MCPClient",
     "MCPConnectionError",
     "Memory",
@@ -262,9 +291,18 @@ __all__ = [
     "PIIDetector",
     "Part",
     "PrefillErrorHandler",
+    "ProcessAPIError",
     "ProcessAPIErrorResult",
+    "ProcessInput",
+    "ProcessInputStep",
     "ProcessInputStepResult",
+    "ProcessLLMRequest",
     "ProcessLLMRequestResult",
+    "ProcessLLMResponse",
+    "ProcessOutputResult",
+    "ProcessOutputStep",
+    "ProcessOutputStream",
+    "ProcessToolResult",
     "ProcessionError",
     "Processor",
     "ProcessorError",
@@ -284,6 +322,7 @@ __all__ = [
     "Role",
     "SQLiteCache",
     "SemanticRecallConfig",
+    "ServerLimits",
     "SourceDocumentPart",
     "SourcePart",
     "StepResult",
@@ -310,6 +349,7 @@ __all__ = [
     "ToolInvocation",
     "ToolInvocationPart",
     "ToolInvocationState",
+    "ToolOutcome",
     "ToolResultInfo",
     "ToolSearch",
     "ToolWriter",
@@ -322,6 +362,7 @@ __all__ = [
     "WorkingMemoryConfig",
     "Writer",
     "__version__",
+    "create_app",
     "finish_chunk",
     "get_text",
     "is_internal_run",

@@ -15,13 +15,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from procession._checks import (
     check_callable,
+    check_flag,
     check_mapping,
     check_optional_int,
     check_type,
     wrong,
 )
+from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.journal import Journal
 from procession.messages.message import SystemMessage
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
@@ -41,6 +44,7 @@ __all__ = [
     "Release",
     "RunConfig",
     "StepConfig",
+    "check_approvals",
     "check_call",
     "check_instructions",
     "check_lane",
@@ -81,6 +85,9 @@ class CallOptions:
     structured_output: Any
     run_id: str | None
     release: Release
+    journal: Journal | None = None
+    approvals: ApprovalBroker | None = None
+    inspect: bool = False
 
 
 @dataclass(slots=True, kw_only=True)
@@ -105,6 +112,10 @@ class RunConfig:
     prepare_step: Callable[..., Any] | None = None
     memory: AgentMemory | None = None
     release: Release = "live"
+    journal: Journal | None = None
+    """A durable run's checkpoints (``procession.journal``), or ``None``."""
+    approvals: ApprovalBroker | None = None
+    """Where calls of tools that require approval wait for a decision."""
 
 
 @dataclass(slots=True)
@@ -213,7 +224,22 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         structured_output=options["structured_output"],
         run_id=_check_id("run_id", options["run_id"]),
         release=release,
+        journal=_check_journal(options.get("journal")),
+        approvals=check_approvals(options.get("approvals")),
+        inspect=check_flag("inspect", options.get("inspect", False)),
     )
+
+
+def check_approvals(value: object) -> ApprovalBroker | None:
+    if value is not None and not isinstance(value, ApprovalBroker):
+        raise wrong("approvals", value, "an approval broker (decide(request) -> Decision)")
+    return value
+
+
+def _check_journal(value: object) -> Journal | None:
+    if value is not None and not isinstance(value, Journal):
+        raise wrong("journal", value, "a Journal (model_call, tool_call and once)")
+    return value
 
 
 def _optional_mapping(name: str, value: object) -> dict[str, Any] | None:
@@ -292,6 +318,8 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         prepare_step=call.prepare_step,
         memory=memory,
         release=call.release,
+        journal=call.journal,
+        approvals=call.approvals if call.approvals is not None else agent.approvals,
     )
 
 

@@ -24,6 +24,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from procession._config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
+from procession._inspect import watch_stream_hooks
 from procession._outcomes import (
     CONTINUE,
     FINISH,
@@ -108,9 +109,13 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
                     attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
                 finally:
                     await model.aclose(attempt.stream)
-            async for chunk in _after_model(state, runner, attempt, config):
-                yield chunk
+            async with aclosing(_after_model(state, runner, attempt, config)) as after:
+                async for chunk in after:
+                    yield chunk
             outcome = attempt.settled()
+    except GeneratorExit:  # the caller left the stream (D32): nothing persisted
+        await _left(state, runner)
+        raise
     except asyncio.CancelledError:
         outcome = await _cancelled(state, runner)  # raises again for the caller's cancellation
     except Exception as error:  # fail closed, never hang (D10, D21)
@@ -125,10 +130,17 @@ async def _cancelled(state: RunState, runner: HookRunner | None) -> Outcome:
     """The run's task was cancelled: by the abort signal (D32), or by the caller (raised)."""
     if state.signal is not None and state.signal.aborted:
         return Aborted()
+    await _left(state, runner)
+    raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
+
+
+async def _left(state: RunState, runner: HookRunner | None) -> None:
+    """The caller left the run: close it, and note the tokens it spent (the ledger)."""
     _close(state, runner)
     if runner is not None:
-        await persist.record_usage(state, runner.config)  # the tokens were spent
-    raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
+        await persist.record_usage(state, runner.config)
+    if state.trace is not None:
+        state.trace.end("abort", None)
 
 
 async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunConfig, HookRunner]:
@@ -138,6 +150,9 @@ async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunC
     trace = state.trace = start_run_trace(state, agent.name)
     if trace is not None:
         trace.watch(runner.stream)
+    if call.inspect:
+        state.inspect = True
+        watch_stream_hooks(state, runner.stream)
     return config, runner
 
 
@@ -167,6 +182,7 @@ def _attempt(state: RunState, config: RunConfig) -> Attempt:
         step=StepConfig.first(config),
         checkpoint=state.message_list.checkpoint(),
         steps_before=step_number,
+        retries=state.processor_retries + state.api_retries,
         edits=EDITS.count,
     )
     if state.trace is not None:

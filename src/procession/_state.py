@@ -105,6 +105,7 @@ class RunState:
         "agent_id",
         "api_retries",
         "emitter",
+        "inspect",
         "last_model",
         "message_list",
         "processor_retries",
@@ -145,6 +146,8 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
+        self.inspect = False
+        """Whether a viewer gets notes of what each processor did (``procession._inspect``)."""
         self.trace: RunTrace | None = None
         """The run's spans, when OpenTelemetry is configured (``procession._tracing``)."""
         self.last_model: str | None = None
@@ -184,6 +187,9 @@ class Attempt:
     """The message list just before the model call, for rolling back a failed call (D14)."""
     steps_before: int
     """How many accepted steps there were when it started."""
+    retries: int = 0
+    """Retries of the run so far (processor and API-error) when it started: with the step
+    number, it names the attempt the same way when a durable run is executed again."""
     builder: StepBuilder = field(default_factory=StepBuilder)
     tools: dict[str, Tool] = field(default_factory=dict)
     prompt: list[dict[str, Any]] = field(default_factory=list)

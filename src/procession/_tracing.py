@@ -193,8 +193,7 @@ class RunTrace:
         """Count what the run's stream hooks do, for their per-step spans."""
         self.stream_hooks = hooks
         for hook in hooks:
-            hook.wrap = self.count_stream
-            hook.call = self.count_stream(hook, hook.call)
+            hook.wrap(self.count_stream)
 
     def count_stream(
         self, hook: StreamHook, call: Callable[[Chunk], Any]
@@ -305,6 +304,10 @@ class RunTrace:
     def tripwire(self, payload: dict[str, Any]) -> None:
         """A processor blocked the run (D12): an event on the run's span."""
         self.run.add_event("procession.tripwire", _event(payload))
+
+    def tripwire_on(self, span: Span, payload: dict[str, Any]) -> None:
+        """The hook whose abort blocked the run: the same event on its own span."""
+        span.add_event("procession.tripwire", _event(payload))
 
     def retry(self, reason: str, processor_id: str | None) -> None:
         """The step will be retried (D1): an event on the step's span."""

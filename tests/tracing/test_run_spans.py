@@ -136,6 +136,7 @@ async def test_a_tripwire_is_an_event_on_the_run(spans: InMemorySpanExporter) ->
     assert (event.attributes or {})["reason"] == "No."
     (hook,) = named["process_input block"]
     assert (hook.attributes or {})["procession.hook.outcome"] == "tripwire"
+    assert [e.name for e in hook.events] == ["procession.tripwire"]
 
 
 @pytest.mark.asyncio

@@ -20,7 +20,7 @@ from types import ModuleType
 from procession.agent import Agent
 from procession.cli.errors import CLIError, one_line
 
-__all__ = ["load_agent", "split_target"]
+__all__ = ["load_agent", "load_agents", "split_target"]
 
 
 def split_target(target: str) -> tuple[str, str | None]:
@@ -54,6 +54,29 @@ def load_agent(target: str) -> Agent:
     if not isinstance(value, Agent):
         raise CLIError(f"{target} is {_a(type(value).__name__)}, not an Agent")
     return value
+
+
+def load_agents(target: str) -> list[Agent]:
+    """Every :class:`~procession.Agent` ``target`` names: all of a file's or module's agents,
+    or ``FILE:ATTR`` naming an agent or a list or dict of agents (``procession serve``)."""
+    location, attribute = split_target(target)
+    module = _import(location)
+    if attribute is None:
+        agents = [getattr(module, name) for name in _agent_names(module)]
+        if not agents:
+            raise CLIError(f"{location} defines no Agent")
+        return list({id(a): a for a in agents}.values())
+    value: object = module
+    for name in attribute.split("."):
+        if not hasattr(value, name):
+            raise CLIError(f"{target}: {name!r} is missing")
+        value = getattr(value, name)
+    items = list(value.values()) if isinstance(value, dict) else value
+    if isinstance(items, Agent):
+        return [items]
+    if isinstance(items, list | tuple) and items and all(isinstance(a, Agent) for a in items):
+        return list(items)
+    raise CLIError(f"{target} is {_a(type(value).__name__)}, not an Agent or a list of Agents")
 
 
 def _import(location: str) -> ModuleType:

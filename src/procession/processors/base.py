@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias
 
 from typing_extensions import TypeVar
+
+from procession.processors.protocols import Abort
 
 __all__ = [
     "ERROR_HOOKS",
@@ -43,16 +45,21 @@ MetadataT = TypeVar("MetadataT", default=Any)
 """The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
 
 Lane: TypeAlias = Literal["input", "output", "error"]
+"""The three lanes a processor can sit in (D25)."""
 
 INPUT_HOOKS = ("process_input", "process_input_step", "process_llm_request", "process_llm_response")
+"""The input lane's hooks, in the order a step calls them (D25)."""
 OUTPUT_HOOKS = (
     "process_output_stream",
     "process_output_step",
     "process_tool_result",
     "process_output_result",
 )
+"""The output lane's hooks, in the order a step calls them (D25)."""
 ERROR_HOOKS = ("process_api_error",)
+"""The error lane's one hook (D14, D25)."""
 HOOKS = INPUT_HOOKS + OUTPUT_HOOKS + ERROR_HOOKS
+"""All nine hook names: the input, output and error lanes' in that order."""
 LANE_HOOKS: dict[str, tuple[str, ...]] = {
     "input": INPUT_HOOKS,
     "output": OUTPUT_HOOKS,
@@ -145,5 +152,5 @@ OutputProcessor: TypeAlias = _HasId
 ErrorProcessor: TypeAlias = _HasId
 """A processor implementing ``process_api_error`` (D25)."""
 
-AbortFunction: TypeAlias = Callable[..., Any]
-"""``abort(reason=None, *, retry=False, metadata=None) -> NoReturn``."""
+AbortFunction: TypeAlias = Abort
+"""The old name of :class:`~procession.processors.protocols.Abort`."""

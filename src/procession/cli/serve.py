@@ -1,0 +1,133 @@
+"""``procession serve app.py``: serve a module's agents over HTTP (the ``server`` extra).
+
+Mastra's routes (``/api/agents``, ``/api/memory``), so ``@mastra/client-js`` works unchanged,
+and the AI SDK UI message stream at ``/chat/{agentId}`` for ``useChat``. Without credentials
+the server only listens on loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from procession.cli.errors import EXIT_OK, CLIError
+from procession.cli.loading import load_agents
+from procession.cli.options import Commands, add_command
+
+__all__ = ["auth_from_args", "register", "serve_command"]
+
+DESCRIPTION = """\
+Serve every agent of a module (or FILE:ATTR) and its memory over HTTP.
+
+  procession serve app.py                                  # on 127.0.0.1:4111
+  procession serve app.py:agents --port 8000
+  procession serve app.py --host 0.0.0.0 --api-keys keys.json
+  procession serve app.py --host 0.0.0.0 --jwt-secret-env JWT_SECRET  # HS256 secret in $JWT_SECRET
+
+Without --api-keys or a JWT option the server refuses any host but loopback, and each request
+acts as the resource its body names (or 'local'). API keys: a JSON file {"key": "resource"}
+(or the same JSON in $PROCESSION_API_KEYS). Routes: docs/server.md.
+"""
+
+
+def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None:
+    """Add ``serve`` to the command table."""
+    parser = add_command(
+        commands,
+        parents,
+        "serve",
+        summary="serve agents over HTTP (Mastra's routes and the AI SDK's)",
+        description=DESCRIPTION,
+        handler=serve_command,
+    )
+    parser.add_argument("target", metavar="TARGET", help="FILE.py, MODULE, or FILE.py:ATTR")
+    parser.add_argument("--host", default="127.0.0.1", help="address (default: %(default)s)")
+    parser.add_argument("--port", type=int, default=4111, help="port (default: %(default)s)")
+    parser.add_argument("--api-keys", metavar="FILE", help='JSON file {"key": "resource id"}')
+    parser.add_argument("--jwt-secret-env", metavar="VAR", help="env var with an HS256 secret")
+    parser.add_argument("--jwt-jwks", metavar="FILE", help="JWKS file of RS256/ES256 keys")
+    parser.add_argument("--jwt-algorithm", action="append", metavar="ALG", help="repeatable")
+    parser.add_argument("--jwt-resource-claim", default="sub", metavar="CLAIM")
+    parser.add_argument("--jwt-audience", metavar="AUD")
+    parser.add_argument("--jwt-issuer", metavar="ISS")
+    parser.add_argument("--cors-origin", action="append", metavar="ORIGIN", help="repeatable")
+    parser.add_argument("--max-body-bytes", type=int, default=1_048_576, metavar="BYTES")
+    parser.add_argument("--shutdown-grace", type=int, default=30, metavar="SECONDS")
+    parser.add_argument(
+        "--expose-instructions",
+        action="store_true",
+        help="include each agent's instructions in GET /api/agents",
+    )
+
+
+def _api_keys(args: argparse.Namespace) -> dict[str, str]:
+    text = os.environ.get("PROCESSION_API_KEYS")
+    source = "$PROCESSION_API_KEYS"
+    if args.api_keys is not None:
+        try:
+            text = Path(args.api_keys).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CLIError(f"--api-keys: cannot read {args.api_keys}: {exc.strerror}") from None
+        source = args.api_keys
+    if text is None:
+        return {}
+    try:
+        keys: Any = json.loads(text)
+    except ValueError:
+        keys = None
+    if not isinstance(keys, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
+    ):
+        raise CLIError(f'{source}: expected a JSON object {{"key": "resource id"}}')
+    return keys
+
+
+def auth_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~procession.server.Auth` the options describe, or ``None``."""
+    from procession.server import Auth, JWTAuth
+
+    keys = _api_keys(args)
+    jwt = None
+    if args.jwt_secret_env is not None or args.jwt_jwks is not None:
+        secret = None
+        if args.jwt_secret_env is not None:
+            secret = os.environ.get(args.jwt_secret_env)
+            if not secret:
+                raise CLIError(f"--jwt-secret-env: ${args.jwt_secret_env} is not set")
+        jwt = JWTAuth(
+            secret=secret,
+            jwks_file=args.jwt_jwks,
+            algorithms=args.jwt_algorithm,
+            resource_claim=args.jwt_resource_claim,
+            audience=args.jwt_audience,
+            issuer=args.jwt_issuer,
+        )
+    if not keys and jwt is None:
+        return None
+    return Auth(api_keys=keys, jwt=jwt)
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Run ``procession serve``; returns the exit status once the server stopped."""
+    try:
+        from procession.server import CORS, ServerLimits, check_host, create_app, serve
+    except ImportError as exc:
+        raise CLIError(
+            f"procession serve needs the server extra: pip install 'procession[server]' ({exc})"
+        ) from None
+    auth = auth_from_args(args)
+    check_host(args.host, auth)
+    agents = load_agents(args.target)
+    cors = CORS(allow_origins=args.cors_origin) if args.cors_origin else None
+    app = create_app(
+        agents,
+        auth=auth,
+        cors=cors,
+        limits=ServerLimits(max_body_bytes=args.max_body_bytes),
+        expose_instructions=args.expose_instructions,
+    )
+    serve(app, host=args.host, port=args.port, auth=auth, shutdown_grace=args.shutdown_grace)
+    return EXIT_OK
