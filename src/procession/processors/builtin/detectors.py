@@ -23,15 +23,17 @@ import ipaddress
 import re
 import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
     "clear_validation_cache",
+    "count_digits",
     "DIGITS6",
     "DETECTORS",
+    "FAMILIES",
     "MATCHING_TABLE",
     "OFFLINE_TYPES",
     "Detection",
@@ -42,7 +44,22 @@ __all__ = [
 ]
 
 DIGITS6 = r"[0-9](?:[ .\-()/]{0,2}[0-9]){5}"
-"""Six digits, perhaps separated: the trigger of most number-shaped detectors."""
+"""Six digits, perhaps separated: the default trigger of a number-shaped detector."""
+
+FAMILIES: Mapping[str, str] = {
+    "literal": "",
+    "punctuation": "",
+    "digit": r"[0-9](?<![0-9][0-9])",
+    "capital": r"[A-Z](?<![A-Za-z0-9][A-Z])",
+}
+"""The head of each family's combined pass. A pass is ``head(?:sketch|sketch|...)``: one
+search tells that no member can match, which is what most text shows, instead of one
+search per member. With a head, every member's match starts with what the head matches
+(a digit not preceded by a digit...) and its sketch follows; without one (``literal``,
+``punctuation``), a sketch is something every match contains, led by a literal character
+that is rare in prose (``@``, ``_``...), so that ``re`` skips through the text in C (it does
+when every alternative starts with a literal). Punctuation common in text with numbers has
+its own family, so that it does not make the rare literals' pass succeed."""
 
 Validator = Callable[[str], int]
 """Given a candidate's matching text, the length of its valid prefix (0: not valid)."""
@@ -82,9 +99,18 @@ class Detector:
     placeholder: str = ""
     trigger: str = DIGITS6
     """A cheap pattern every match contains (a digit, ``@``...): detectors whose trigger is
-    absent from the text are not run."""
+    absent from the text are not run. A plain literal is looked for with ``in``; ``""``
+    means no trigger (``min_digits`` may still rule the detector out). A trigger that starts
+    with a literal or a character class is cheap: ``re`` skips to it in C."""
     min_digits: int = 0
-    """How many ASCII digits every match holds: a text with fewer is not searched."""
+    """How many ASCII digits every (valid) match holds: a text with fewer is not searched."""
+    family: str = ""
+    """A key of :data:`FAMILIES`: detectors of one family are first looked for together, in
+    one pass (``""``: searched on their own)."""
+    sketch: str = ""
+    """This detector's part of its family's pass: a pattern matching (a superset of) what
+    follows the family's head in every match (for the ``literal`` family, a pattern every
+    match contains, led by a literal character)."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -92,26 +118,37 @@ class Detector:
         if not self.placeholder:
             object.__setattr__(self, "placeholder", f"[{self.type.upper().replace('-', '_')}]")
 
-    def find(self, text: str, pos: int = 0, endpos: int | None = None) -> list[Detection]:
-        """Validated matches in ``text`` (the matching copy) starting in ``[pos, endpos)``."""
+    def find(
+        self,
+        text: str,
+        pos: int = 0,
+        endpos: int | None = None,
+        first: re.Match[str] | None = None,
+    ) -> list[Detection]:
+        """Validated matches in ``text`` (the matching copy) starting in ``[pos, endpos)``.
+
+        ``first``, when given, is ``compiled.search(text, pos)``, already found by the caller.
+        """
         limit = len(text) if endpos is None else endpos
         compiled = self.compiled
-        first = compiled.search(text, pos)
+        if first is None:
+            first = compiled.search(text, pos)
         if first is None or first.start() >= limit:
             return []
         out: list[Detection] = []
         validate = self.validate
-        for match in compiled.finditer(text, first.start()):
-            start = match.start()
+        match: re.Match[str] | None = first
+        while match is not None:  # `finditer` from `first`, without matching it again
+            start, end = match.span()
             if start >= limit:
                 break
-            end = match.end()
-            if validate is not None:
+            if validate is None:
+                out.append(Detection(self.type, start, end, text[start:end]))
+            else:
                 length = validate(match.group())
-                if length <= 0:
-                    continue
-                end = start + length
-            out.append(Detection(self.type, start, end, text[start:end]))
+                if length > 0:
+                    out.append(Detection(self.type, start, start + length, match.group()[:length]))
+            match = compiled.search(text, end if end > start else end + 1)
         return out
 
 
@@ -153,10 +190,22 @@ def _matching_table() -> dict[int, str]:
 MATCHING_TABLE: dict[int, str] = _matching_table()
 """``str.translate`` table for the matching copy: one character for one (offsets stay)."""
 
+# Most non-ASCII text (CJK, accented letters) holds none of the mapped characters, and one
+# C-level scan for them is many times cheaper than ``str.translate`` over the whole text. The
+# class holds the mapped BMP characters and every astral one (a superset is safe): with only
+# BMP members ``re`` compiles it to a bitmap.
+_MAPPED = re.compile(
+    "["
+    + "".join(re.escape(chr(code)) for code in sorted(MATCHING_TABLE) if code < 0x10000)
+    + "\U00010000-\U0010ffff]"
+)
+
 
 def matching_text(text: str) -> str:
     """The copy of ``text`` detectors run on (same length, same offsets)."""
-    return text if text.isascii() else text.translate(MATCHING_TABLE)
+    if text.isascii() or _MAPPED.search(text) is None:
+        return text
+    return text.translate(MATCHING_TABLE)
 
 
 # -- validators -------------------------------------------------------------------------------
@@ -190,6 +239,8 @@ _CARD_SEPARATORS = re.compile(r"  |[ .\-]")
 
 
 def _card(text: str) -> int:
+    if text[0] not in "23456":  # the issuer digit (a match starts with a digit)
+        return 0
     digits = _compact(text)
     if not 13 <= len(digits) <= 19 or digits[0] not in "23456" or not _luhn_ok(digits):
         return 0
@@ -264,6 +315,8 @@ def _twid(text: str) -> int:
 
 
 def _ip(text: str) -> int:
+    if "::" not in text and text.count(":") != 7:  # rejected below in any case; cheaper here
+        return 0
     try:
         address = ipaddress.ip_address(text)
     except ValueError:
@@ -287,13 +340,18 @@ _DATE_LIKE = re.compile(
 _GROUPS = re.compile(r"[0-9]+")
 _DASHED = re.compile(r"[\-()]")
 _DOTTED = re.compile(r"\(?[0-9]{3}\)?\.[0-9]{3}\.[0-9]{4}")
+_BAD_GROUP = re.compile(r"[0-9]{5}|[^0-9][0-9](?![0-9])")
+"""A group of five digits or more, or of one digit after the first: a national number
+written that way is not a phone number (the first group may be a lone ``1``)."""
 
 
 def _phone_shape(candidate: str, international: bool) -> bool:
     """Whether ``candidate`` is written the way phone numbers are written."""
-    if _DATE_LIKE.search(candidate):
-        return False
     if "." in candidate and not _DOTTED.fullmatch(candidate):
+        return False
+    if not international and _BAD_GROUP.search(candidate):
+        return False  # what the group rules below say, found in one pass: most numbers stop
+    if _DATE_LIKE.search(candidate):
         return False
     groups = [len(g) for g in _GROUPS.findall(candidate)]
     if international:  # +81 3-1234-5678: a one-digit area code after the country code
@@ -321,8 +379,18 @@ def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator
     region_list = tuple(regions)
 
     def validate(text: str) -> int:
-        import phonenumbers
-
+        # A candidate holds digits, separators and a leading "+" only: its length in digits
+        # is its count of digits. Without a space only the whole text can count (a shorter
+        # candidate must be followed by one): most candidates take this path.
+        if " " not in text:
+            if not 7 <= count_digits(text) <= 15:
+                return 0
+            international = text.startswith(("+", "00"))
+            if not _phone_shape(text, international):
+                return 0
+            return (
+                len(text) if _valid_phone(_phonenumbers(), text, international, region_list) else 0
+            )
         for length in _groups_prefixes(text):
             candidate = text[:length]
             if length < len(text) and (
@@ -330,17 +398,29 @@ def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator
                 or not (candidate.startswith(("+", "00")) or _DASHED.search(candidate))
             ):
                 continue  # "9400 2953 7744 0640" is not a phone number and a tail
-            digits = _compact(candidate).lstrip("+")
-            if not 7 <= len(digits) <= 15:
+            if not 7 <= count_digits(candidate) <= 15:
                 continue
             international = candidate.startswith(("+", "00"))
             if not _phone_shape(candidate, international):
                 continue
-            if _valid_phone(phonenumbers, candidate, international, region_list):
+            if _valid_phone(_phonenumbers(), candidate, international, region_list):
                 return length
         return 0
 
     return validate
+
+
+def _phonenumbers() -> Any:
+    import phonenumbers
+
+    return phonenumbers
+
+
+def count_digits(text: str) -> int:
+    """How many ASCII digits ``text`` holds (one C pass: in UTF-8 no other character has
+    such a byte)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return len(data) - len(data.translate(None, b"0123456789"))
 
 
 @lru_cache(maxsize=4096)
@@ -382,6 +462,20 @@ def literal_prefix(word: str) -> str:
 
 
 _NO_DIGIT_BEFORE = r"(?<![0-9])(?<![0-9][ .\-])(?<![0-9]  )"
+
+
+def _lead(first: str, *before: str) -> str:
+    """One character of class ``first`` not preceded by any of ``before``, class first.
+
+    ``(?<!X)F`` and ``F(?<!XF)`` match the same text, but only a pattern that starts with a
+    character class lets ``re`` skip, in C, every position that cannot start a match; one
+    that starts with a lookbehind is tried at every position.
+    """
+    return first + "".join(f"(?<!{b}{first})" for b in before)
+
+
+_DIGIT_LEAD = _lead("[0-9]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+"""A digit not preceded by a digit, perhaps with one separator (or two spaces) between."""
 _TOKEN = r"A-Za-z0-9_\-"
 _URL_CHARS = r"[!#-&(-;=?-Z_a-z~]"  # printable ASCII but space " ' < > [ \ ] ^ ` { | }
 
@@ -408,12 +502,20 @@ _ASSIGNED = (
     r"api[_\-]?key|apikey|api[_\-]?secret|secret[_\-]?key|access[_\-]?token|auth[_\-]?token"
     r"|client[_\-]?secret|aws_secret_access_key|password|passwd"
 )
+_ASSIGNED_BY_LETTER = (
+    r"(?<=a)(?:pi[_\-]?key|pikey|pi[_\-]?secret|ccess[_\-]?token|uth[_\-]?token"
+    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?key|(?<=c)lient[_\-]?secret|(?<=p)(?:assword|asswd)"
+)
+"""``_ASSIGNED`` without the first letter (which must precede it), in the same order."""
 _VALUE = r"[A-Za-z0-9_\-./+=~!@#$%^&*]"
 _ASSIGNED_WORDS = (
     "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key", "secret-key",
     "access_token", "access-token", "auth_token", "auth-token", "client_secret",
     "client-secret", "aws_secret_access_key", "password", "passwd",
 )  # fmt: skip
+
+
+_KEY_TRIGGER = r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\."
 
 
 def _any_prefix(words: Sequence[str]) -> str:
@@ -425,36 +527,60 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
     return {**_personal(), **_secrets(), **_network(), "national-id": _national_ids()}
 
 
+_PHONE_REST = r"[0-9 .\-()]{5,22}[0-9]\)?(?![0-9])"
+_PHONE_SHAPE = (
+    r"[(+0-9](?<![0-9][(+0-9])(?:[0-9]{1,3}[ \-()]+[0-9]{2,4}(?![0-9])"
+    r"|[0-9]{2,3}\)?\.[0-9]{3}\.[0-9]{4}|(?<=\+)[0-9(]|(?<=0)0[0-9(])"
+)
+"""What every number `phone_validator` accepts holds: a ``+`` or ``00`` country code, a
+dotted ``415.555.0100``, or two groups of two to four digits apart (text with numbers
+mostly holds none: decimals, ISBNs, long ids). It starts where a group starts, with a
+class, so that ``re`` skips to the candidates."""
+
+
 def _personal() -> dict[str, tuple[Detector, ...]]:
     card = Detector(
         "credit-card",
-        _NO_DIGIT_BEFORE + r"[0-9](?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
+        # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
+        # let through, so a number led by another digit is skipped as a rejected match was
+        _lead("[2-6]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
         _card,
+        trigger="",
         min_digits=13,
     )
     email = Detector(
         "email",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
+        _lead("[A-Za-z0-9._%+\\-]", "[A-Za-z0-9._%+\\-]")
+        + r"[A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
         r"[A-Za-z]{2,24}(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])",
         r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}(?:@[A-Za-z0-9.\-]{0,253})?\Z",
         continuation=r"[A-Za-z0-9._%+\-@]*",
         trigger="@",
+        family="literal",
+        sketch="@",
     )
     ssn = Detector(
         "ssn",
-        _NO_DIGIT_BEFORE + r"[0-9]{3}(?:-[0-9]{2}-| [0-9]{2} |\.[0-9]{2}\.)[0-9]{4}"
+        _DIGIT_LEAD + r"[0-9]{2}(?:-[0-9]{2}-| [0-9]{2} |\.[0-9]{2}\.)[0-9]{4}"
         r"(?![0-9])(?![ .\-][0-9])",
         _NO_DIGIT_BEFORE + r"[0-9]{1,3}(?:[ .\-](?:[0-9]{1,2}(?:[ .\-][0-9]{0,4})?)?)?\Z",
         _ssn,
+        trigger="",
         min_digits=9,
+        family="digit",
+        sketch=r"[0-9]{2}[ .\-][0-9]{2}[ .\-][0-9]{4}",
     )
     phone = Detector(
         "phone",
-        r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:\+|00)?\(?[0-9][0-9 .\-()]{5,22}[0-9]\)?"
-        r"(?![0-9])",
+        # (?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:\+|00)?\(?[0-9]<rest>, led by its first character
+        _lead("[+(0-9]", "[0-9A-Za-z+]", r"[0-9][ .\-]")
+        + rf"(?:(?<=\+)\(?[0-9]{_PHONE_REST}|(?<=\()[0-9]{_PHONE_REST}"
+        rf"|(?<=0)0\(?[0-9]{_PHONE_REST}|(?<=[0-9]){_PHONE_REST})",
         r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])[+(0-9][0-9 .\-()]{0,26}\Z",
         phone_validator(),
+        trigger=_PHONE_SHAPE,
         min_digits=7,
     )
     return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}
@@ -468,38 +594,55 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         rf"(?:{'|'.join(re.escape(p) for p in _KEY_PREFIXES)})[A-Za-z0-9_\-.]*)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         placeholder="[API_KEY]",
-        trigger=r"[\-_.]|AIza",
+        # a literal of every shape, each led by a literal character: `re` skips to those
+        trigger=_KEY_TRIGGER,
+        family="literal",
+        sketch=r"_(?<=k_)|_(?<=gh[pousr]_)|_pat_|_(?<=npm_)|_(?<=hf_)|_(?<=whsec_)"
+        r"|-(?<=k-)|-(?<=xox[abposr]-)|-(?<=xapp-)|-(?<=glpat-)|AIza|\.(?<=SG\.)",
     )
     assigned = Detector(
         "api-key",
-        rf"(?i:(?<![A-Za-z0-9_])(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
+        # (?i:(?<![A-Za-z0-9_])(?:_ASSIGNED)...), led by the first letters of the words (and
+        # U+017F, which (?i) matches as "s")
+        "[AaSs\u017fCcPp]"
+        rf"(?i:(?<![A-Za-z0-9_].)(?:{_ASSIGNED_BY_LETTER})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
         r"[A-Za-z0-9_\-./+=~!@#$%^&*]{8,}",
         rf"(?i:(?<![A-Za-z0-9_])(?:{_any_prefix(_ASSIGNED_WORDS)}"
         rf"|(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"']?{_VALUE}*)?))\Z",
         continuation=r"[A-Za-z0-9_\-./+=~!@#$%^&*]*",
         placeholder="[API_KEY]",
         trigger="[:=]",
+        family="punctuation",
+        sketch=":|=",
     )
     aws = Detector(
         "aws-key",
-        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+        _lead("A", "[A-Za-z0-9]")
+        + r"(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}(?![A-Za-z0-9])",
         r"(?<![A-Za-z0-9])(?:A(?:[KSGIRN](?:[A-Z](?:[A-Z][A-Z0-9]{0,16})?)?)?)\Z",
         trigger="A[KSGIRN]",
+        family="capital",
+        sketch="[KSGIRN][IPDOV]A",
     )
     bearer = Detector(
         "bearer-token",
-        r"(?<![A-Za-z0-9])[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
+        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
         rf"(?<![A-Za-z0-9])(?:{_any_prefix(['Bearer', 'bearer'])}"
         r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]*)\Z",
         continuation=r"[A-Za-z0-9_\-.=~+/]*",
         trigger="earer",
+        family="literal",
+        sketch="Bearer|bearer",
     )
     jwt = Detector(
         "jwt",
-        r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        _lead("e", r"[A-Za-z0-9_\-]")
+        + r"yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         r"(?<![A-Za-z0-9_\-])(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         trigger="eyJ",
+        family="literal",
+        sketch="J(?<=eyJ)",
     )
     private_key = Detector(
         "private-key",
@@ -509,6 +652,8 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         r"|PRIVATE KEY-----[A-Za-z0-9+/=\s]*))\Z",
         continuation=r"[A-Za-z0-9+/=\s]*",
         trigger="-----BEGIN",
+        family="literal",
+        sketch="-----BEGIN",
     )
     return {
         "api-key": (keys, assigned),
@@ -522,18 +667,24 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
 def _network() -> dict[str, tuple[Detector, ...]]:
     url = Detector(
         "url",
-        rf"(?<![A-Za-z0-9])(?i:https?://|ftp://|www\.){_URL_CHARS}*[A-Za-z0-9/#=_\-~&%+]",
+        _lead("[HhFfWw]", "[A-Za-z0-9]")
+        + rf"(?i:(?<=h)ttps?://|(?<=f)tp://|(?<=w)ww\.){_URL_CHARS}*[A-Za-z0-9/#=_\-~&%+]",
         rf"(?<![A-Za-z0-9])(?i:{_any_prefix(['https://', 'ftp://', 'www.'])}"
         rf"|(?:https?://|ftp://|www\.){_URL_CHARS}*)\Z",
         continuation=f"{_URL_CHARS}*",
-        trigger=r"://|(?i:www\.)",
+        trigger=r"[:Ww](?:(?<=:)//|(?<=[Ww])[Ww][Ww]\.)",
+        family="literal",
+        sketch=r"://|\.(?<=[Ww][Ww][Ww]\.)",
     )
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
         "ip-address",
         rf"(?<![0-9A-Za-z.])(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
         r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
-        trigger=r"[0-9]\.[0-9]{1,3}\.[0-9]",
+        trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
+        min_digits=4,
+        family="punctuation",
+        sketch=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
     )
     ipv6 = Detector(
         "ip-address",
@@ -541,35 +692,56 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         r"(?<![0-9A-Za-z:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){0,7}\Z",
         _ip,
         trigger="::|:.*:",
+        family="punctuation",
+        sketch=":.*:",
     )
     uuid = Detector(
         "uuid",
-        r"(?<![0-9A-Za-z\-])[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-"
-        r"[0-9A-Fa-f]{12}(?![0-9A-Za-z\-])",
+        _lead("[0-9A-Fa-f]", r"[0-9A-Za-z\-]")
+        + r"[0-9A-Fa-f]{7}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+        r"(?![0-9A-Za-z\-])",
         r"(?<![0-9A-Za-z\-])[0-9A-Fa-f][0-9A-Fa-f\-]{0,35}\Z",
-        trigger="[0-9A-Fa-f]{8}-",
+        trigger="-(?<=[0-9A-Fa-f]{8}-)",
+        family="punctuation",
+        sketch="-(?<=[0-9A-Fa-f]{8}-)",
     )
     wallets = (
         Detector(
             "crypto-wallet",
-            r"(?<![A-Za-z0-9])0x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
+            _lead("0", "[A-Za-z0-9]") + r"x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
             r"(?<![A-Za-z0-9])0(?:x[0-9a-fA-F]{0,40})?\Z",
             trigger="0x",
+            family="literal",
+            sketch="x(?<=0x)",
         ),
         Detector(
             "crypto-wallet",
-            r"(?<![A-Za-z0-9])(?:[13][1-9A-HJ-NP-Za-km-z]{25,34}|bc1[02-9ac-hj-np-z]{11,71})"
-            r"(?![A-Za-z0-9])",
-            r"(?<![A-Za-z0-9])(?:[13][1-9A-HJ-NP-Za-km-z]{0,34}|b(?:c(?:1[02-9ac-hj-np-z]{0,71})?)?)\Z",
+            _lead("[13]", "[A-Za-z0-9]") + r"[1-9A-HJ-NP-Za-km-z]{25,34}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[13][1-9A-HJ-NP-Za-km-z]{0,34}\Z",
             _bitcoin,
-            trigger="[13][1-9A-HJ-NP-Za-km-z]{25}|bc1",
+            trigger="",
+            family="digit",
+            sketch="[1-9A-HJ-NP-Za-km-z]{25}",
+        ),
+        Detector(
+            "crypto-wallet",
+            _lead("b", "[A-Za-z0-9]") + r"c1[02-9ac-hj-np-z]{11,71}(?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])b(?:c(?:1[02-9ac-hj-np-z]{0,71})?)?\Z",
+            _bitcoin,
+            trigger="bc1",
+            family="literal",
+            sketch="bc1",
         ),
     )
     iban = Detector(
         "iban",
-        r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
+        _lead("[A-Z]", "[A-Za-z0-9]") + r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
         r"(?<![A-Za-z0-9])(?:[A-Z]{1,2}|[A-Z]{2}[0-9]{1,2}|[A-Z]{2}[0-9]{2}[A-Z0-9 \-]{0,44})\Z",
         _iban,
+        trigger="",
+        min_digits=6,
+        family="capital",
+        sketch=r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11}",
     )
     return {
         "url": (url,),
@@ -580,69 +752,127 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     }
 
 
-_ID_DIGITS = r"[0-9]{6}|[0-9]{3,4}[ .\-][0-9]{3,4}[ .\-][0-9]{3,4}|[0-9]{2} [0-9]{2} [0-9]{2}"
-"""What every national-id shape but the Italian one holds."""
+def _id(
+    pattern: str,
+    prefix: str,
+    validate: Validator,
+    digits: int,
+    sketch: tuple[str, str] = ("", ""),
+    trigger: str = "",
+) -> Detector:
+    """A national-id shape (``sketch``: its family and its part of the family's pass)."""
+    family, part = sketch
+    return Detector(
+        "national-id",
+        pattern,
+        prefix,
+        validate,
+        placeholder="[NATIONAL_ID]",
+        trigger=trigger,
+        min_digits=digits,  # how many digits the shape holds
+        family=family,
+        sketch=part,
+    )
+
+
+_ID_DIGITS_PREFIX = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
+_ID_LETTERS_PREFIX = (
+    r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
+    r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
+)
 
 
 def _national_ids() -> tuple[Detector, ...]:
-    def shape(
-        pattern: str, prefix: str, validate: Validator, trigger: str = _ID_DIGITS
-    ) -> Detector:
-        return Detector(
-            "national-id",
-            pattern,
-            prefix,
-            validate,
-            placeholder="[NATIONAL_ID]",
-            trigger=trigger,
-            min_digits=6,  # every shape holds at least six digits
-        )
+    return (*_digit_ids(), *_letter_ids())
 
-    digits_prefix = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
-    letters_prefix = (
-        r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
-        r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
-    )
+
+def _digit_ids() -> tuple[Detector, ...]:
+    aadhaar, japan = _stdnum("in_.aadhaar"), _stdnum("jp.in_")
     return (
-        shape(
-            r"(?<![0-9A-Za-z])[1-9][0-9]{16}[0-9Xx](?![0-9A-Za-z])",
-            digits_prefix,
+        _id(
+            _lead("[1-9]", "[0-9A-Za-z]") + r"[0-9]{16}[0-9Xx](?![0-9A-Za-z])",
+            _ID_DIGITS_PREFIX,
             _stdnum("cn.ric"),
+            17,
+            ("digit", "[0-9]{16}[0-9Xx]"),
         ),
-        shape(r"(?<![0-9])[0-9]{6}-[0-9]{7}(?![0-9])", digits_prefix, _stdnum("kr.rrn")),
-        shape(
-            r"(?<![0-9])(?<![0-9][ \-])[2-9][0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}"
-            r"(?![0-9])(?![ \-][0-9])",
-            digits_prefix,
-            lambda t: _stdnum("in_.aadhaar")(t) or _stdnum("jp.in_")(t),
+        _id(
+            _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
+            _ID_DIGITS_PREFIX,
+            _stdnum("kr.rrn"),
+            13,
+            ("digit", "[0-9]{5}-[0-9]{7}"),
         ),
-        shape(
-            r"(?<![A-Za-z0-9])[0-9]{8}-?[A-Za-z](?![A-Za-z0-9])", digits_prefix, _stdnum("es.dni")
+        _id(
+            _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
+            + r"[0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}(?![0-9])(?![ \-][0-9])",
+            _ID_DIGITS_PREFIX,
+            lambda t: aadhaar(t) or japan(t),
+            12,
+            ("digit", r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}"),
         ),
-        shape(
-            r"(?<![0-9])[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
-            digits_prefix,
+        _id(
+            _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
+            _ID_DIGITS_PREFIX,
+            _stdnum("es.dni"),
+            8,
+            ("digit", "[0-9]{7}-?[A-Za-z]"),
+        ),
+        _id(
+            _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
+            _ID_DIGITS_PREFIX,
             _stdnum("br.cpf"),
+            11,
+            ("digit", r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}"),
         ),
-        shape(
-            r"(?<![0-9])[0-9]{3}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
-            digits_prefix,
+        _id(
+            _lead("[0-9]", "[0-9]")
+            + r"[0-9]{2}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
+            _ID_DIGITS_PREFIX,
             _stdnum("ca.sin"),
+            9,
+            ("digit", r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}"),
         ),
-        shape(
-            r"(?<![A-Za-z0-9])[A-Za-z]{6}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}[A-Za-z]"
-            r"(?![A-Za-z0-9])",
-            letters_prefix,
+        _id(
+            _lead("[A-Za-z]", "[A-Za-z0-9]")
+            + r"[A-Za-z]{5}[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}[A-Za-z](?![A-Za-z0-9])",
+            _ID_LETTERS_PREFIX,
             _stdnum("it.codicefiscale"),
+            7,
+            # the digits after the six letters start a digit run: the digit family's head
+            ("digit", "[0-9][A-Za-z][0-9]{2}[A-Za-z][0-9]{3}"),
             trigger="[0-9]{2}[A-Za-z][0-9]{2}[A-Za-z][0-9]{3}",
         ),
-        shape(r"(?<![A-Za-z0-9])[A-Z]{1,2}[0-9]{6}\([0-9A]\)", letters_prefix, _hkid),
-        shape(r"(?<![A-Za-z0-9])[A-Z][12][0-9]{8}(?![A-Za-z0-9])", letters_prefix, _twid),
-        shape(
-            r"(?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]"
+    )
+
+
+def _letter_ids() -> tuple[Detector, ...]:
+    letter = _lead("[A-Z]", "[A-Za-z0-9]")
+    uk_first = "[A-CEGHJ-PR-TW-Z]"
+    return (
+        _id(
+            letter + r"[A-Z]?[0-9]{6}\([0-9A]\)",
+            _ID_LETTERS_PREFIX,
+            _hkid,
+            6,
+            ("capital", r"[0-9]{6}\(|[A-Z][0-9]{6}\("),
+        ),
+        _id(
+            letter + r"[12][0-9]{8}(?![A-Za-z0-9])",
+            _ID_LETTERS_PREFIX,
+            _twid,
+            9,
+            ("capital", "[12][0-9]{8}"),
+        ),
+        _id(
+            # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
+            _lead(uk_first, "[A-Za-z0-9]")
+            + r"(?!(?<=B)G|(?<=G)B|(?<=N)K|(?<=K)N|(?<=T)N|(?<=N)T|(?<=Z)Z)[A-CEGHJ-NPR-TW-Z]"
             r"(?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])",
-            letters_prefix,
+            _ID_LETTERS_PREFIX,
             lambda text: len(text),
+            6,
+            ("capital", r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"),
         ),
     )
 
@@ -663,12 +893,6 @@ def detectors_for(
     for name in types:
         for detector in DETECTORS[name]:
             if name == "phone" and phone_regions is not None:
-                detector = Detector(
-                    detector.type,
-                    detector.pattern,
-                    detector.prefix,
-                    phone_validator(phone_regions),
-                    min_digits=detector.min_digits,
-                )
+                detector = replace(detector, validate=phone_validator(phone_regions))
             out.append(detector)
     return tuple(out)

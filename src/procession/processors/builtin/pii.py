@@ -163,6 +163,9 @@ class PIIDetector(RedactingProcessor):
                 error_strategy=check_error_strategy(owner, error_strategy),
             )
         self._judged = judged
+        if not judged and type(self).process_output_stream is PIIDetector.process_output_stream:
+            # offline types only: the stream is the shared redactor's, without a call per chunk
+            vars(self)["process_output_stream"] = super().process_output_stream
 
     def replacement(self, detection: Detection) -> str:
         """The redacted form under ``redaction_method``."""

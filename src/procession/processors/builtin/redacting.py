@@ -176,7 +176,16 @@ class RedactingProcessor(Processor[Any]):
         """Redact the chunk's text as it streams; flush or reset at the boundaries."""
         kind = part.type
         if kind == "text-delta":
-            state["id:text"] = part.payload.get("id")
+            payload = part.payload
+            state["id:text"] = payload.get("id")
+            scanner = state.get("text")  # `_TEXT`, without a global lookup on the hot path
+            if scanner is not None:  # the hot path: most deltas only join the held batch
+                text = payload.get("text") or ""
+                size = len(text)
+                if size < scanner.room:
+                    scanner.held += text
+                    scanner.room -= size
+                    return None
             return self._delta(part, state, _TEXT, "text", abort)
         if kind == "reasoning-delta":
             state["id:reasoning"] = part.payload.get("id")

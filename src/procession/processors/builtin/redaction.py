@@ -26,7 +26,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from procession.processors.builtin.detectors import Detection, Detector, matching_text
+from procession.processors.builtin.detectors import (
+    FAMILIES,
+    Detection,
+    Detector,
+    count_digits,
+    matching_text,
+)
 
 __all__ = [
     "DEFAULT_HOLD",
@@ -84,7 +90,7 @@ class RedactionEngine:
             ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
     """
 
-    __slots__ = ("_by_group", "_open", "_triggered", "batch", "detectors", "hold", "rules")
+    __slots__ = ("_by_group", "_open", "_plan", "batch", "detectors", "hold", "rules")
 
     def __init__(
         self,
@@ -106,10 +112,7 @@ class RedactionEngine:
         self._open = re.compile(
             "|".join(f"(?P<{g}>{d.prefix})" for g, d in self._by_group.items()) or never
         )
-        groups: dict[str, list[Detector]] = {}
-        for detector in self.detectors:
-            groups.setdefault(detector.trigger, []).append(detector)
-        self._triggered = tuple((re.compile(t), tuple(ds)) for t, ds in groups.items())
+        self._plan = _plan(self.detectors)
 
     def scanner(self) -> StreamScanner:
         """A fresh stream state."""
@@ -157,31 +160,40 @@ class RedactionEngine:
     def final(self, norm: str, offset: int, cut: int) -> tuple[list[Detection], int]:
         """Detections starting in ``[offset, cut)`` and the cut, lowered below any match that
         would straddle it."""
-        found: list[Detection] = []
-        if self.detectors and (
-            _TRIGGER_CHARS.search(norm, offset) is not None
-            or norm.find("A", offset) >= 0
-            or norm.find("earer", offset) >= 0
-        ):
-            digits = -1
-            for trigger, detectors in self._triggered:
-                # the whole buffer: a match may start before the cut and end after it
-                if trigger.search(norm, offset) is None:
+        hits: list[tuple[int, list[Detection]]] = []
+        if self._plan:
+            # the whole buffer: a match may start before the cut and end after it
+            scope = norm[offset:] if offset else norm
+            digits = count_digits(scope)
+            for least, family, members in self._plan:
+                if least > digits or (family is not None and family(norm, offset) is None):
                     continue
-                for detector in detectors:
-                    if detector.min_digits:
-                        if digits < 0:
-                            rest = norm[offset:]
-                            digits = len(rest) - len(rest.translate(_NO_DIGITS))
-                        if digits < detector.min_digits:
-                            continue
-                    found.extend(detector.find(norm, offset, cut))
+                for rank, need, literal, trigger, search, detector in members:
+                    if need > digits:
+                        continue
+                    if literal is not None and literal not in scope:
+                        continue
+                    if trigger is not None and trigger(norm, offset) is None:
+                        continue
+                    match = search(norm, offset)  # most searches find nothing: no call then
+                    if match is None or match.start() >= cut:
+                        continue
+                    more = detector.find(norm, offset, cut, match)
+                    if more:
+                        hits.append((rank, more))
+        found: list[Detection] = []
+        if hits:
+            hits.sort(key=_rank)  # equal starts keep the detectors' order (stable sort)
+            for _, more in hits:
+                found.extend(more)
         for rule in self.rules:
             for hit in rule.pattern.finditer(norm, offset):
                 if hit.start() >= cut:
                     break
                 if hit.end() > hit.start():
                     found.append(Detection(rule.type, hit.start(), hit.end(), hit.group()))
+        if not found:
+            return found, cut
         while True:  # a match reaching past the cut moves the cut to its start
             lowest = min((d.start for d in found if d.end > cut), default=cut)
             if lowest >= cut:
@@ -192,10 +204,46 @@ class RedactionEngine:
         return found, cut
 
 
+_Search = Callable[[str, int], "re.Match[str] | None"]
+_Member = tuple[int, int, str | None, _Search | None, _Search, Detector]
+_Step = tuple[int, _Search | None, tuple[_Member, ...]]
+_LITERAL = re.compile(r"[^\\.^$*+?{}\[\]|()]+")
+
+
+def _plan(detectors: Sequence[Detector]) -> tuple[_Step, ...]:
+    """How :meth:`RedactionEngine.final` runs ``detectors``: steps, each the fewest digits
+    its members need, its family's combined search (or ``None``) and its members: their rank
+    (place in ``detectors``), ``min_digits``, trigger (a literal looked for with ``in``, or a
+    search function), search function and detector. A family of one is searched alone."""
+    families: dict[str, list[tuple[int, Detector]]] = {}
+    for rank, detector in enumerate(detectors):
+        key = detector.family if detector.family in FAMILIES and detector.sketch else ""
+        families.setdefault(key or f"#{rank}", []).append((rank, detector))
+    steps: list[_Step] = []
+    for key, ranked in families.items():
+        members = tuple(_member(rank, detector) for rank, detector in ranked)
+        family = None
+        if len(ranked) > 1:
+            head, sketches = FAMILIES[key], "|".join(d.sketch for _, d in ranked)
+            # no group around a headless pass: a flat alternation of literal-led sketches
+            # is what lets `re` skip to the literals
+            family = re.compile(f"{head}(?:{sketches})" if head else sketches).search
+        steps.append((min(m[1] for m in members), family, members))
+    return tuple(steps)
+
+
+def _member(rank: int, detector: Detector) -> _Member:
+    trigger = detector.trigger
+    literal = trigger if trigger and _LITERAL.fullmatch(trigger) else None
+    search = re.compile(trigger).search if trigger and literal is None else None
+    return (rank, detector.min_digits, literal, search, detector.compiled.search, detector)
+
+
+def _rank(hit: tuple[int, list[Detection]]) -> int:
+    return hit[0]
+
+
 _NON_SPACE = re.compile(r"\S*")
-_NO_DIGITS = dict.fromkeys(range(48, 58))
-_TRIGGER_CHARS = re.compile(r"[0-9@\-_.:=]")
-"""Every built-in trigger contains one of these, ``A`` (AWS, Google keys) or ``earer``."""
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
@@ -219,13 +267,20 @@ def _superset_start(norm: str, offset: int) -> int:
             gap -= 1
         if gap in (start, offset) or start - gap > 8:
             break
-        before = norm[offset:gap]
-        token = before[len(before.rstrip(_PRINTABLE)) :]
+        last = norm[gap - 1]
+        if not "!" <= last <= "~" or (last.islower() and last not in "rytnd"):
+            break  # what `_joinable` says of the token before the gap: most text stops here
+        low = max(offset, gap - 64)  # the token before the gap: look at a bounded piece
+        tail = norm[low:gap].rstrip(_PRINTABLE)
+        if not tail and low > offset:
+            tail = norm[offset:gap].rstrip(_PRINTABLE)
+            low = offset
+        token = norm[low + len(tail) : gap]
         joined = _joinable(token)
         if not joined:
             break
         start = gap - joined
-        if joined < len(before) and (joined < len(token) or norm[start - 1] not in " \t"):
+        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t"):
             break  # a partial token, or one after a non-space character
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
@@ -255,13 +310,18 @@ class StreamScanner:
     received, and the detections in it (offsets into that text). A detection whose ``type``
     is prefixed ``+`` continues an overlong candidate already reported: redact it, but do not
     report it again.
+
+    ``room`` is how many characters a delta may have and still only be added to ``held`` (the
+    batch is not full yet): a caller on the hot path may do that itself (``held += delta;
+    room -= len(delta)``) instead of calling ``feed``, which would do the same.
     """
 
-    __slots__ = ("_engine", "_skip", "_skip_type", "held")
+    __slots__ = ("_engine", "_skip", "_skip_type", "held", "room")
 
     def __init__(self, engine: RedactionEngine) -> None:
         self._engine = engine
         self.held = ""
+        self.room = engine.batch
         self._skip: re.Pattern[str] | None = None
         self._skip_type = ""
 
@@ -269,14 +329,16 @@ class StreamScanner:
         """Forget the held text (a rejected attempt's text is never released)."""
         self.held = ""
         self._skip = None
+        self.room = self._engine.batch
 
     def feed(self, delta: str) -> tuple[str, list[Detection]]:
         """Add ``delta``; return what is now safe to release."""
+        if len(delta) < self.room:  # release in batches: cheaper
+            self.held += delta
+            self.room -= len(delta)
+            return "", []
         buf = self.held + delta if self.held else delta
         engine = self._engine
-        if self._skip is None and len(buf) < engine.batch:  # release in batches: cheaper
-            self.held = buf
-            return "", []
         if (
             self._skip is None
             and delta.isascii()
@@ -284,38 +346,44 @@ class StreamScanner:
             and " " not in delta
             and len(buf) <= engine.hold // 2
         ):  # it only extends the last word: nothing before it can become releasable
-            self.held = buf
+            self._keep(buf)
             return "", []
         norm = matching_text(buf)
         offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
         if offset == len(buf):
-            self.held = ""
+            self._keep("")
             return buf, found
         cut, kind = engine.open_start(norm, offset)
         if len(buf) - cut > engine.hold:  # an overlong candidate: fail closed
             more, cut = engine.final(norm, offset, cut)
             kind_type, self._skip = engine.continuation(kind)
             self._skip_type = kind_type
-            self.held = ""
+            self._keep("")
             found.extend(more)
             found.append(Detection(kind_type, cut, len(buf), buf[cut:]))
             return buf, found
         if cut == offset and not found:
-            self.held = buf
+            self._keep(buf)
             return "", found
         more, cut = engine.final(norm, offset, cut)
         found.extend(more)
-        self.held = buf[cut:]
+        self._keep(buf[cut:])
         return buf[:cut], found
+
+    def _keep(self, held: str) -> None:
+        self.held = held
+        self.room = self._engine.batch - len(held) if self._skip is None else 0
 
     def flush(self) -> tuple[str, list[Detection]]:
         """The stream ended: release everything held, with its detections."""
-        buf, self.held = self.held, ""
+        buf = self.held
+        skip = self._skip
+        self.reset()
         if not buf:
-            self._skip = None
             return "", []
         norm = matching_text(buf)
-        offset, found = self._swallow(buf, norm) if self._skip is not None else (0, [])
+        self._skip = skip
+        offset, found = self._swallow(buf, norm) if skip is not None else (0, [])
         self._skip = None
         more, _ = self._engine.final(norm, offset, len(buf))
         found.extend(more)

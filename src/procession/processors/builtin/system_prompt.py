@@ -68,11 +68,17 @@ def fold(text: str) -> str:
     """``text`` as the matcher sees it: lower-case ASCII, ASCII width, whitespace as spaces
     (one character for one, so offsets stay)."""
     folded = text.translate(_FOLD)
-    return (
-        folded
-        if folded.isascii()
-        else "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
-    )
+    if folded.isascii():
+        return folded
+    lowered = folded.lower()  # one character for one, unless a lower case is longer (İ)
+    if len(lowered) == len(folded) and "\u03a3" not in folded:  # nor a final sigma (ς)
+        return lowered
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
+
+
+_GRAM = 8
+"""Length of the prompt pieces looked up to skip text that cannot be a leak (see
+:class:`PromptLeakScanner`)."""
 
 
 class PromptLeakEngine:
@@ -81,9 +87,10 @@ class PromptLeakEngine:
     Args:
         prompts: The system texts to protect.
         min_length: How many folded characters of verbatim repetition count as a leak.
+        hold: The hold bound of the scanners' batches (see ``RedactionEngine``).
     """
 
-    __slots__ = ("hold", "length", "link", "min_length", "trans")
+    __slots__ = ("gram", "grams", "hold", "length", "link", "min_length", "step", "trans")
 
     def __init__(self, prompts: Sequence[str], min_length: int, hold: int = DEFAULT_HOLD) -> None:
         self.min_length = min_length
@@ -91,9 +98,14 @@ class PromptLeakEngine:
         self.trans: list[dict[str, int]] = [{}]
         self.link: list[int] = [-1]
         self.length: list[int] = [0]
+        text = _SEPARATOR.join(fold(p) for p in prompts)
         last = 0
-        for char in _SEPARATOR.join(fold(p) for p in prompts):
+        for char in text:
             last = self._extend(last, char)
+        self.gram = gram = min(_GRAM, min_length)
+        self.step = min_length - gram + 1
+        self.grams = frozenset(text[i : i + gram] for i in range(len(text) - gram + 1))
+        """Every ``gram`` characters of the folded system text."""
 
     def _extend(self, last: int, char: str) -> int:
         trans, link, length = self.trans, self.link, self.length
@@ -121,46 +133,136 @@ class PromptLeakEngine:
                 link[current] = clone
         return current
 
-    def scanner(self) -> PromptLeakScanner:
-        """A fresh stream state."""
-        return PromptLeakScanner(self)
+    def scanner(self, batch: int | None = None) -> PromptLeakScanner:
+        """A fresh stream state (``batch``: see ``RedactionEngine``)."""
+        return PromptLeakScanner(self, batch)
 
     def scan(self, text: str) -> list[Detection]:
         """Every leak in a complete ``text``."""
-        scanner = self.scanner()
+        scanner = self.scanner(batch=0)
         _, found = scanner.feed(text)
         scanner.flush()  # a partial match at the end is not a leak
         return found
 
 
 class PromptLeakScanner(StreamScanner):
-    """One stream's match against the system text (see :class:`PromptLeakEngine`)."""
+    """One stream's match against the system text (see :class:`PromptLeakEngine`).
 
-    __slots__ = ("_leak", "_length", "_prompt", "_since", "_state")
+    The automaton tracks ``matched``, the length of the longest suffix of the text so far
+    that the system text contains; a leak is found where ``min(matched, since)`` reaches
+    ``min_length`` (``since`` counts characters since the last leak ended). Stepping it costs
+    a few dictionary lookups per character, so text that cannot hold a leak is skipped:
 
-    def __init__(self, engine: PromptLeakEngine) -> None:
-        super().__init__(RedactionEngine(()))
+    - every ``min_length`` characters repeated from the system text hold one of its
+      ``gram``-character pieces ending at each of ``step = min_length - gram + 1`` places in
+      a row, so looking up one piece every ``step`` characters finds every leak, as long as
+      ``matched`` was below ``gram`` where the skipping began;
+    - a piece that the system text does not contain ends every match, so the automaton
+      restarted just after the start of that piece is exact from its end on.
+
+    Only text with a piece of the system text every ``step`` characters is stepped through.
+    """
+
+    __slots__ = ("_known", "_leak", "_length", "_prompt", "_seen", "_since", "_state")
+
+    def __init__(self, engine: PromptLeakEngine, batch: int | None = None) -> None:
+        super().__init__(RedactionEngine((), hold=engine.hold, batch=batch))
         self._prompt = engine
         self._state = 0
-        self._length = 0
+        self._length = 0  # `matched`
         self._since = 0  # characters since the last leak ended (caps a new candidate)
         self._leak = False
+        self._seen = 0
+        """How much of ``held`` the automaton has seen (deltas join the batch unseen)."""
+        self._known = True
+        """Whether ``_state`` and ``_length`` are exact after what it has seen; if not,
+        ``matched`` is below ``gram`` there, and restarting at the start of ``held`` (the
+        last ``gram - 1`` characters seen) is exact."""
 
     def reset(self) -> None:
         """Forget the held text and the match."""
         super().reset()
-        self._state = self._length = self._since = 0
+        self._state = self._length = self._since = self._seen = 0
         self._leak = False
+        self._known = True
 
     def feed(self, delta: str) -> tuple[str, list[Detection]]:
-        """Add ``delta``; release everything but the current partial match."""
+        """Add ``delta``; release everything but what may still become a leak."""
+        if len(delta) < self.room:  # release in batches: cheaper
+            self.held += delta
+            self.room -= len(delta)
+            return "", []
+        buf = self.held + delta
+        text = fold(buf)
+        size = len(text)
+        spans: list[list[int]] = []
+        index = self._run(text, self._seen, spans)
+        if self._known:
+            cut = size if self._leak else size - min(self._length, self._since, size)
+        else:  # `matched` < gram: hold what a restart needs (and the match, shorter)
+            cut = size - min(self._prompt.gram - 1, size)
+        assert index == size
+        self._keep(buf[cut:])
+        self._seen = size - cut
+        return buf[:cut], _detections(buf, spans, cut)
+
+    def _run(self, text: str, index: int, spans: list[list[int]]) -> int:
+        """Process ``text[index:]`` (``text[:index]`` was), skipping what cannot be a leak."""
+        prompt = self._prompt
+        gram, step, grams = prompt.gram, prompt.step, prompt.grams
+        size = len(text)
+        while index < size:
+            if self._known and (self._leak or self._length >= gram):
+                index = self._step(text, index, index, spans)
+                continue
+            # `matched` < gram before `index`: look up a piece every `step` characters
+            sample = index + step - 1
+            while sample < size and (
+                sample < gram - 1 or text[sample - gram + 1 : sample + 1] not in grams
+            ):
+                sample += step
+            if sample >= size:  # nothing here can be a leak
+                # held back to restart from: the last gram - 1 characters, all skipped here
+                if size - index >= gram - 1 and text[size - gram :] not in grams:
+                    self._since += size - index
+                    self._known = False  # restart at the last gram - 1 characters
+                    return size
+                sample = size - 1  # the end may be inside a match: find it exactly
+            index = self._restart(text, index, sample)
+            index = self._step(text, index, sample + 1, spans)
+        return index
+
+    def _restart(self, text: str, index: int, sample: int) -> int:
+        """Where exact stepping resumes before ``sample``: just after the start of the last
+        piece before it that the system text lacks (the automaton restarts there), or at
+        ``index`` (after replaying ``text[:index]`` if the state is not known)."""
+        gram, grams = self._prompt.gram, self._prompt.grams
+        miss = sample - 1
+        while miss >= index + gram - 1 and text[miss - gram + 1 : miss + 1] in grams:
+            miss -= 1
+        if miss >= index + gram - 1:
+            start = miss - gram + 2
+            self._since += start - index
+            self._state = self._length = 0
+            self._known = True
+            return start
+        if not self._known:  # replay the held text: `matched` < gram at its end
+            self._state = self._length = 0
+            self._known = True
+            self._step(text, 0, index, [], replay=True)
+        return index
+
+    def _step(
+        self, text: str, index: int, until: int, spans: list[list[int]], replay: bool = False
+    ) -> int:
+        """Step the automaton from ``index`` at least to ``until``, and on while a leak or a
+        match of ``gram`` characters goes on; ``replay`` only rebuilds the state."""
         prompt = self._prompt
         trans, link, length, minimum = prompt.trans, prompt.link, prompt.length, prompt.min_length
-        buf = self.held + delta
-        base = len(self.held)
+        gram, size = prompt.gram, len(text) if not replay else until
         state, matched, since, leak = self._state, self._length, self._since, self._leak
-        spans: list[list[int]] = []
-        for index, char in enumerate(fold(delta), base):
+        while index < size and (index < until or leak or matched >= gram):
+            char = text[index]
             before = matched
             while state and char not in trans[state]:
                 state = link[state]
@@ -170,9 +272,13 @@ class PromptLeakScanner(StreamScanner):
                 state, matched = 0, 0
             else:
                 state, matched = nxt, matched + 1
+            if replay:
+                index += 1
+                continue
             since += 1
             if leak and matched == before + 1:
                 _grow(spans, index, continued=True)
+                index += 1
                 continue
             if leak:
                 leak, since = False, 1
@@ -180,21 +286,33 @@ class PromptLeakScanner(StreamScanner):
             if candidate >= minimum:
                 leak = True
                 spans.append([index - candidate + 1, index + 1, 0])
-        self._state, self._length, self._since, self._leak = state, matched, since, leak
-        cut = len(buf) if leak else len(buf) - min(matched, since, len(buf))
-        self.held = buf[cut:]
-        found = [
-            Detection(_TYPE if not cont else "+" + _TYPE, start, min(end, cut), buf[start:end])
-            for start, end, cont in spans
-            if start < cut
-        ]
-        return buf[:cut], found
+            index += 1
+        self._state, self._length = state, matched
+        if not replay:
+            self._since, self._leak = since, leak
+        return index
 
     def flush(self) -> tuple[str, list[Detection]]:
-        """The stream ended: the held partial match is not a leak; release it."""
-        held = self.held
-        self.reset()
-        return held, []
+        """The stream ended: release everything held, with the leaks in the part not seen
+        yet (a partial match at the end is not a leak)."""
+        held, seen = self.held, self._seen
+        spans: list[list[int]] = []
+        if seen < len(held):
+            self._run(fold(held), seen, spans)
+        if self._leak:  # a leak may go on in the next text (as when nothing was held)
+            self._keep("")
+            self._seen = 0
+        else:
+            self.reset()
+        return held, _detections(held, spans, len(held))
+
+
+def _detections(buf: str, spans: list[list[int]], cut: int) -> list[Detection]:
+    return [
+        Detection(_TYPE if not cont else "+" + _TYPE, start, min(end, cut), buf[start:end])
+        for start, end, cont in spans
+        if start < cut
+    ]
 
 
 def _grow(spans: list[list[int]], index: int, *, continued: bool) -> None:
