@@ -1,0 +1,68 @@
+// Drives POST /chat/:agentId with the real `ai` package the way a useChat page does:
+// DefaultChatTransport sends the request and parses the UI message stream (validating every
+// chunk against the package's schema), readUIMessageStream builds the assistant message from
+// it. Prints what the page would have seen as one JSON object on stdout:
+//
+//   node chat.mjs SPEC_JSON
+//
+// SPEC_JSON: {"api": URL, "headers"?: {...}, "body"?: {...} (extra body fields, e.g. release),
+// "chatId"?: "...", "messages": [UIMessage, ...], "abortAfterChunks"?: N}
+//
+// Output: {"chunks": [every parsed UI message chunk], "snapshots": [the text of the assistant
+// message after each update], "message": the final assistant message, "error": {...} | null
+// (the request failed), "streamErrors": [what readUIMessageStream reported], "aborted": true
+// when the page left after abortAfterChunks chunks}.
+// "snapshots" is what a page renders over time: a text that appeared and was taken back would
+// show up there.
+import { DefaultChatTransport, readUIMessageStream } from 'ai';
+
+const spec = JSON.parse(process.argv[2]);
+const transport = new DefaultChatTransport({
+  api: spec.api,
+  headers: spec.headers ?? {},
+  body: spec.body ?? {},
+});
+
+const messageText = (message) =>
+  message.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('');
+
+const out = { chunks: [], snapshots: [], message: null, error: null, streamErrors: [], aborted: false };
+const controller = new AbortController();
+try {
+  const stream = await transport.sendMessages({
+    chatId: spec.chatId ?? 'chat-1',
+    messages: spec.messages,
+    trigger: 'submit-message',
+    messageId: undefined,
+    abortSignal: controller.signal,
+  });
+  const recorded = stream.pipeThrough(
+    new TransformStream({
+      transform(chunk, ctl) {
+        out.chunks.push(chunk);
+        if (spec.abortAfterChunks && out.chunks.length >= spec.abortAfterChunks) controller.abort();
+        ctl.enqueue(chunk);
+      },
+    }),
+  );
+  const messages = readUIMessageStream({
+    stream: recorded,
+    onError: (error) => out.streamErrors.push(String(error?.message ?? error)),
+  });
+  for await (const message of messages) {
+    out.snapshots.push(messageText(message));
+    out.message = message;
+  }
+} catch (error) {
+  out.error = {
+    name: error?.name ?? 'Error',
+    message: String(error?.message ?? error),
+    statusCode: error?.statusCode ?? null,
+    responseBody: error?.responseBody ?? null,
+  };
+}
+out.aborted = controller.signal.aborted;
+process.stdout.write(JSON.stringify(out) + '\n');
