@@ -54,6 +54,20 @@ def mastra(
     return results
 
 
+def stream_step(agent_id: str, text: str, **options: Any) -> dict[str, Any]:
+    """A ``stream`` step of a ``mastra`` plan; ``support`` has memory, so it gets a new
+    thread unless ``memory`` names one."""
+    if agent_id == "support":
+        options.setdefault("memory", {"thread": unique("thread")})
+    return {"op": "stream", "agentId": agent_id, "messages": text, "options": options}
+
+
+def generate_step(agent_id: str, text: str, **options: Any) -> dict[str, Any]:
+    """A ``generate`` step of a plan, with a new thread for ``support``."""
+    step = stream_step(agent_id, text, **options)
+    return {**step, "op": "generate"}
+
+
 def ok(result: dict[str, Any]) -> Any:
     """The value of a step that must have succeeded."""
     assert "error" not in result, result["error"]

@@ -16,6 +16,7 @@ from tests.server_clients.clients import (
     mastra,
     ok,
     page_text,
+    stream_step,
     token,
     unique,
 )
@@ -28,7 +29,7 @@ def test_each_resource_sees_only_its_own_threads(run_node: RunNode, auth_server:
     bob = bearer(token("bob"))
     memory = {"thread": thread}
     steps: list[dict[str, Any]] = [
-        {"op": "stream", "agentId": "support", "messages": "hello", "options": {"memory": memory}},
+        stream_step("support", "hello", memory=memory),
         {"op": "listThreads", "params": {"agentId": "support"}},
         {"op": "getThread", "threadId": thread, "agentId": "support"},
     ]
@@ -46,7 +47,7 @@ def test_each_resource_sees_only_its_own_threads(run_node: RunNode, auth_server:
             {"op": "getThread", "threadId": thread, "agentId": "support"},
             {"op": "listMessages", "threadId": thread, "agentId": "support"},
             {"op": "deleteThread", "threadId": thread, "agentId": "support"},
-            {"op": "stream", "agentId": "support", "messages": "hi", "options": {"memory": memory}},
+            stream_step("support", "hi", memory=memory),
         ],
         headers=bob,
     )
@@ -70,7 +71,7 @@ def test_a_body_naming_another_resource_is_forbidden(
     (result,) = mastra(
         run_node,
         auth_server,
-        [{"op": "stream", "agentId": "support", "messages": "hi", "options": {"memory": memory}}],
+        [stream_step("support", "hi", memory=memory)],
         headers=alice(),
     )
     assert failed(result)["status"] == 403

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from tests.server_clients.clients import chat, failed, mastra, ok, unique
+from tests.server_clients.clients import chat, failed, mastra, ok, stream_step, unique
 from tests.server_clients.servers import RunNode, Served
 from tests.server_clients.shared import SLOW_DELAY, SLOW_DELTAS
 
@@ -36,10 +36,7 @@ def assert_nothing_stored(run_node: RunNode, served: Served, thread: str) -> Non
 def test_leaving_a_stream_cancels_the_run(run_node: RunNode, open_server: Served) -> None:
     thread = unique("left")
     step = {
-        "op": "stream",
-        "agentId": "slow",
-        "messages": "take your time",
-        "options": {"memory": {"thread": thread}},
+        **stream_step("slow", "take your time", memory={"thread": thread}),
         "abortAfterChunks": 5,
     }
     (result,) = mastra(run_node, open_server, [step])

@@ -8,23 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.server_clients.clients import failed, mastra, message_text, ok, unique
+from tests.server_clients.clients import (
+    failed,
+    generate_step,
+    mastra,
+    message_text,
+    ok,
+    stream_step,
+    unique,
+)
 from tests.server_clients.servers import RunNode, Served
 
 CARD = "4111 1111 1111 1111"
-
-
-def stream_step(agent_id: str, text: str, **options: Any) -> dict[str, Any]:
-    """A ``stream`` step of a plan; ``support`` has memory, so it gets a new thread."""
-    if agent_id == "support":
-        options.setdefault("memory", {"thread": unique("thread")})
-    return {"op": "stream", "agentId": agent_id, "messages": text, "options": options}
-
-
-def generate_step(agent_id: str, text: str, **options: Any) -> dict[str, Any]:
-    """A ``generate`` step of a plan, with a new thread for ``support``."""
-    step = stream_step(agent_id, text, **options)
-    return {**step, "op": "generate"}
 
 
 def chunks_of(streamed: dict[str, Any], kind: str) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.server_clients.clients import mastra, message_text, ok, unique
+from tests.server_clients.clients import mastra, message_text, ok, stream_step, unique
 from tests.server_clients.servers import (
     JS,
     ROOT,
@@ -56,12 +56,7 @@ def test_serves_every_agent_of_the_module(run_node: RunNode, served: Served) -> 
         served,
         [
             {"op": "listAgents"},
-            {
-                "op": "stream",
-                "agentId": "support",
-                "messages": "hello",
-                "options": {"memory": {"thread": unique("cli")}},
-            },
+            stream_step("support", "hello"),
         ],
     )
     assert set(ok(listed)) == {"support", "echo", "slow"}
@@ -73,12 +68,7 @@ def stored_after_sigterm(node: Path, run_node: RunNode, tmp: Path, *options: str
     (read from a restarted server on the same database), and what the client read."""
     served = procession_serve(tmp, *options)
     thread = unique("shutdown")
-    step = {
-        "op": "stream",
-        "agentId": "slow",
-        "messages": "take your time",
-        "options": {"memory": {"thread": thread}},
-    }
+    step = stream_step("slow", "take your time", memory={"thread": thread})
     plan = {"baseUrl": served.url, "steps": [step]}
     client = subprocess.Popen(
         [str(node), "mastra-client.mjs", json.dumps(plan)],
