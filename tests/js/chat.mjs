@@ -3,7 +3,7 @@
 // chunk against the package's schema), readUIMessageStream builds the assistant message from
 // it. Prints what the page would have seen as one JSON object on stdout:
 //
-//   node chat.mjs SPEC_JSON
+//   node chat.mjs SPEC_JSON               (or the JSON on standard input)
 //
 // SPEC_JSON: {"api": URL, "headers"?: {...}, "body"?: {...} (extra body fields, e.g. release),
 // "chatId"?: "...", "messages": [UIMessage, ...], "abortAfterChunks"?: N}
@@ -15,8 +15,9 @@
 // "snapshots" is what a page renders over time: a text that appeared and was taken back would
 // show up there.
 import { DefaultChatTransport, readUIMessageStream } from 'ai';
+import { readSpec } from './input.mjs';
 
-const spec = JSON.parse(process.argv[2]);
+const spec = await readSpec();
 const transport = new DefaultChatTransport({
   api: spec.api,
   headers: spec.headers ?? {},

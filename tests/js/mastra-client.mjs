@@ -2,7 +2,7 @@
 // parsed as one JSON object on stdout. Run by tests/server_clients/ with the Node 22 of
 // node_modules/.bin/node:
 //
-//   node mastra-client.mjs PLAN_JSON
+//   node mastra-client.mjs PLAN_JSON      (or the JSON on standard input)
 //
 // PLAN_JSON is {"baseUrl": "...", "headers": {...}?, "steps": [STEP, ...]}; each step runs in
 // order and adds one entry to "results" ({"ok": value} or {"error": {name, status, body,
@@ -22,8 +22,9 @@
 //
 // A step's "headers" replace the plan's for that step (another credential).
 import { MastraClient, MastraClientError } from '@mastra/client-js';
+import { readSpec } from './input.mjs';
 
-const plan = JSON.parse(process.argv[2]);
+const plan = await readSpec();
 
 function client(headers) {
   // retries: 0, so a 5xx fails at once instead of being retried with back-off

@@ -16,6 +16,7 @@ deltas, through these processors:
   ``data-status`` chunk after every step.
 
 ``echo`` has no memory and no processors: a second agent, for listing and routing.
+``weather`` (no memory) calls its ``get_weather`` tool, then answers from the result.
 ``slow`` (memory) streams 100 deltas 20 ms apart, so a client can leave in the middle.
 """
 
@@ -24,9 +25,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from procession import Agent, Memory, StreamRedactor
+from procession import Agent, Memory, StreamRedactor, tool
 from procession.memory import SQLiteStorage
-from procession.testing import FunctionModel, Reply, ScriptedModel
+from procession.testing import FunctionModel, Reply, ScriptedModel, ToolCallScript
 from tests.server_clients.shared import APOLOGY, FEEDBACK, RUDE, SLOW_DELAY, SLOW_DELTAS
 
 
@@ -120,4 +121,29 @@ slow = Agent(
     instructions="You take your time.",
     model=ScriptedModel([Reply(text=SLOW_DELTAS, delay=SLOW_DELAY)], repeat_last=True),
     memory=memory,
+)
+
+
+def forecast(options: Any) -> Reply:
+    """``weather``'s model: call the tool first, answer once its result is in the prompt."""
+    if any(message.get("role") == "tool" for message in options.prompt):
+        return Reply(text=["It is ", "21°C in ", "Paris."])
+    return Reply(tool_calls=[ToolCallScript("get_weather", {"city": "Paris"}, "call-1")])
+
+
+@tool
+def get_weather(city: str) -> dict[str, Any]:
+    """The weather in a city.
+
+    Args:
+        city: The city's name.
+    """
+    return {"city": city, "celsius": 21}
+
+
+weather = Agent(
+    id="weather",
+    instructions="You tell the weather.",
+    model=FunctionModel(forecast),
+    tools=[get_weather],
 )

@@ -96,18 +96,21 @@ def chat(
     body: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
     abort_after_chunks: int | None = None,
+    history: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Send one user message through ``DefaultChatTransport``; what the page saw."""
+    """Send one user message through ``DefaultChatTransport`` after ``history`` (the chat's
+    earlier UI messages, which ``useChat`` sends every time); what the page saw, with the
+    messages sent under ``"sent"``."""
     spec: dict[str, Any] = {
         "api": f"{served.url}/chat/{agent_id}",
         "chatId": chat_id or unique("chat"),
-        "messages": [user_message(text)],
+        "messages": [*(history or []), user_message(text)],
         "body": body or {},
         "headers": headers or {},
     }
     if abort_after_chunks is not None:
         spec["abortAfterChunks"] = abort_after_chunks
-    return run_node("chat.mjs", spec)
+    return {**run_node("chat.mjs", spec), "sent": spec["messages"]}
 
 
 def parts(message: dict[str, Any] | None, kind: str) -> list[dict[str, Any]]:

@@ -51,11 +51,13 @@ def node() -> Path:
 
 @pytest.fixture(scope="session")
 def run_node(node: Path) -> RunNode:
-    """Run a script of ``tests/js`` with one JSON argument; return the JSON it prints."""
+    """Run a script of ``tests/js`` with a JSON spec on its standard input; return the JSON
+    it prints."""
 
     def run(script: str, spec: dict[str, Any]) -> dict[str, Any]:
         proc = subprocess.run(
-            [str(node), script, json.dumps(spec)],
+            [str(node), script],
+            input=json.dumps(spec),
             cwd=JS,
             capture_output=True,
             text=True,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.server_clients.clients import chat, mastra, ok, page_text, parts, unique
+from tests.server_clients.clients import chat, mastra, message_text, ok, page_text, parts, unique
 from tests.server_clients.servers import RunNode, Served
 from tests.server_clients.shared import APOLOGY, RUDE
 
@@ -91,14 +91,40 @@ def test_a_card_number_never_reaches_the_page(run_node: RunNode, open_server: Se
     assert all("4111" not in frame for frame in seen["snapshots"])
 
 
-def test_the_chat_id_is_the_thread(run_node: RunNode, open_server: Served) -> None:
+def test_a_conversation_resends_its_history_and_is_stored_once(
+    run_node: RunNode, open_server: Served
+) -> None:
+    # useChat sends every message of the chat each time; the chat id is the thread
     chat_id = unique("chat")
-    chat(run_node, open_server, "support", "first", chat_id=chat_id)
-    second = chat(run_node, open_server, "support", "second", chat_id=chat_id)
+    first = chat(run_node, open_server, "support", "first", chat_id=chat_id)
+    history = [*first["sent"], first["message"]]
+    second = chat(run_node, open_server, "support", "second", chat_id=chat_id, history=history)
     assert page_text(second["message"]) == "You said: second"
     (listed,) = mastra(
         run_node,
         open_server,
         [{"op": "listMessages", "threadId": chat_id, "agentId": "support"}],
     )
-    assert [m["role"] for m in ok(listed)["messages"]] == ["user", "assistant", "user", "assistant"]
+    stored = [(m["role"], message_text(m)) for m in ok(listed)["messages"]]
+    assert stored == [
+        ("user", "first"),
+        ("assistant", "You said: first"),
+        ("user", "second"),
+        ("assistant", "You said: second"),
+    ]
+
+
+def test_a_tool_call_shows_as_a_tool_part(run_node: RunNode, open_server: Served) -> None:
+    seen = chat(run_node, open_server, "weather", "weather in Paris?")
+    message = seen["message"]
+    assert [p["type"] for p in message["parts"]] == [
+        "step-start",
+        "tool-get_weather",
+        "step-start",
+        "text",
+    ]
+    (tool,) = parts(message, "tool-get_weather")
+    assert tool["state"] == "output-available"
+    assert tool["input"] == {"city": "Paris"}
+    assert tool["output"] == {"city": "Paris", "celsius": 21}
+    assert page_text(message) == "It is 21°C in Paris."

@@ -40,7 +40,7 @@ def test_lists_and_describes_every_agent_of_the_module(
         ],
     )
     agents = ok(listed)
-    assert set(agents) == {"support", "echo", "slow"}
+    assert set(agents) == {"support", "echo", "slow", "weather"}
     assert agents["support"]["name"] == "Support"
     support = ok(details)
     assert support["name"] == "Support"
@@ -196,3 +196,46 @@ def test_create_thread_ahead_and_run_in_it(run_node: RunNode, open_server: Serve
     assert ok(created)["title"] == "Ahead"
     assert ok(streamed)["text"] == "You said: hello"
     assert [m["role"] for m in ok(listed)["messages"]] == ["user", "assistant"]
+
+
+def test_a_tool_call_and_its_result_stream_to_the_client(
+    run_node: RunNode, open_server: Served
+) -> None:
+    streamed_result, generated_result = mastra(
+        run_node,
+        open_server,
+        [
+            stream_step("weather", "weather in Paris?"),
+            generate_step("weather", "weather in Paris?"),
+        ],
+    )
+    streamed = ok(streamed_result)
+    (call,) = chunks_of(streamed, "tool-call")
+    assert call["payload"]["toolName"] == "get_weather"
+    assert call["payload"]["args"] == {"city": "Paris"}
+    (result,) = chunks_of(streamed, "tool-result")
+    assert result["payload"]["toolCallId"] == call["payload"]["toolCallId"]
+    assert result["payload"]["result"] == {"city": "Paris", "celsius": 21}
+    assert streamed["text"] == "It is 21°C in Paris."
+    assert [f["payload"]["stepResult"]["reason"] for f in chunks_of(streamed, "step-finish")] == [
+        "tool-calls",
+        "stop",
+    ]
+    generated = ok(generated_result)
+    assert generated["text"] == "It is 21°C in Paris."
+    assert [s["finishReason"] for s in generated["steps"]] == ["tool-calls", "stop"]
+    assert generated["steps"][0]["toolCalls"][0]["payload"]["toolName"] == "get_weather"
+
+
+def test_a_malformed_option_is_422_naming_the_field(run_node: RunNode, open_server: Served) -> None:
+    (result,) = mastra(run_node, open_server, [generate_step("echo", "hi", maxSteps="many")])
+    error = failed(result)
+    assert error["status"] == 422
+    assert [issue["field"] for issue in error["body"]["issues"]] == ["maxSteps"]
+
+
+def test_a_body_over_the_limit_is_413(run_node: RunNode, open_server: Served) -> None:
+    (result,) = mastra(run_node, open_server, [generate_step("echo", "x" * 1_100_000)])
+    error = failed(result)
+    assert error["status"] == 413
+    assert "error" in error["body"]

@@ -59,7 +59,7 @@ def test_serves_every_agent_of_the_module(run_node: RunNode, served: Served) -> 
             stream_step("support", "hello"),
         ],
     )
-    assert set(ok(listed)) == {"support", "echo", "slow"}
+    assert set(ok(listed)) == {"support", "echo", "slow", "weather"}
     assert ok(streamed)["text"] == "You said: hello"
 
 
