@@ -34,8 +34,10 @@ stream of 20,000 deltas, less the CPU seconds of the same stream in process
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
+import platform
 import shutil
 import signal
 import socket
@@ -406,7 +408,7 @@ def main() -> None:
     targets = servers(set(args.only.split(",")), args.chunks, args.long_chunks)
     raw: dict[str, list[dict[str, Any]]] = {}
     peaks: dict[str, float] = {}
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = {"meta": {"loadAverageAtStart": os.getloadavg()}}
     try:
         for server in targets:
             log(f"starting {server.name}")
@@ -448,7 +450,30 @@ def main() -> None:
             "raw": raw,
         }
     )
+    result["meta"].update(meta(targets))
     report(result, summary, peaks)
+
+
+def meta(targets: list[Server]) -> dict[str, Any]:
+    """Versions and the machine's load, for the JSON (the machine may be shared)."""
+    versions: dict[str, str | None] = {}
+    # uvicorn picks httptools and uvloop when they are installed (uvicorn[standard])
+    for package in ("procession", "starlette", "uvicorn", "orjson", "httptools", "uvloop"):
+        try:
+            versions[package] = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            versions[package] = None
+    for server in targets:
+        if server.name == "mastra":
+            lock = json.loads((MASTRA_DIR / "package-lock.json").read_text())["packages"]
+            for name in ("@mastra/core", "@mastra/hono", "@mastra/ai-sdk", "hono", "node"):
+                versions[name] = lock.get(f"node_modules/{name}", {}).get("version")
+    return {
+        "python": platform.python_version(),
+        "cores": os.cpu_count(),
+        "versions": versions,
+        "loadAverageAtEnd": os.getloadavg(),
+    }
 
 
 def report(
