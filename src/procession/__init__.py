@@ -136,11 +136,14 @@ if TYPE_CHECKING:
         is_internal_run,
         token_counter_for,
     )
+    from procession.server import CORS, APIKey, Auth, JWTAuth, ServerLimits, create_app
 
 __version__ = "0.1.0.dev0"
 
 _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
+_LAZY_SERVER = frozenset(("APIKey", "Auth", "CORS", "JWTAuth", "ServerLimits", "create_app"))
+"""The HTTP server's names (the ``server`` extra), loaded on first use."""
 _LAZY_PROCESSORS = frozenset(
     (
         "BatchParts",
@@ -202,18 +205,25 @@ def __getattr__(name: str) -> Any:
         import procession.processors.builtin as builtin
 
         return getattr(builtin, name)
+    if name in _LAZY_SERVER:
+        import procession.server
+
+        return getattr(procession.server, name)
     raise AttributeError(f"module 'procession' has no attribute {name!r}")
 
 
 __all__ = [
     "APICallError",
+    "APIKey",
     "AbortSignal",
     "Agent",
     "AgentResult",
     "AgentStream",
+    "Auth",
     "BM25Index",
     "BPETokenCounter",
     "BatchParts",
+    "CORS",
     "CacheBackend",
     "Chunk",
     "Classifier",
@@ -232,6 +242,7 @@ __all__ = [
     "InjectionDetection",
     "InputProcessor",
     "InternalRun",
+    "JWTAuth",
     "Judge",
     "JudgeError",
     "JudgeResult",
@@ -284,6 +295,7 @@ __all__ = [
     "Role",
     "SQLiteCache",
     "SemanticRecallConfig",
+    "ServerLimits",
     "SourceDocumentPart",
     "SourcePart",
     "StepResult",
@@ -322,6 +334,7 @@ __all__ = [
     "WorkingMemoryConfig",
     "Writer",
     "__version__",
+    "create_app",
     "finish_chunk",
     "get_text",
     "is_internal_run",

@@ -30,7 +30,7 @@ class Live:
 
     def client(self, **kwargs: Any) -> httpx.AsyncClient:
         """An async client for the server."""
-        return httpx.AsyncClient(base_url=self.url, timeout=10, **kwargs)
+        return httpx.AsyncClient(base_url=self.url, **{"timeout": 10, **kwargs})
 
 
 def _config(app: Any, **options: Any) -> uvicorn.Config:

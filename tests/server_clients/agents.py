@@ -28,21 +28,14 @@ from typing import Any
 from procession import Agent, Memory, StreamRedactor, tool
 from procession.memory import SQLiteStorage
 from procession.testing import FunctionModel, Reply, ScriptedModel, ToolCallScript
-from tests.server_clients.shared import APOLOGY, FEEDBACK, RUDE, SLOW_DELAY, SLOW_DELTAS
-
-
-def prompt_texts(prompt: list[dict[str, Any]], role: str) -> list[str]:
-    """The texts of the prompt's messages of one role, in order."""
-    texts = []
-    for message in prompt:
-        if message.get("role") != role:
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-        elif isinstance(content, list):
-            texts.extend(p.get("text", "") for p in content if p.get("type") == "text")
-    return texts
+from tests.server_clients.shared import (
+    APOLOGY,
+    FEEDBACK,
+    RUDE,
+    SLOW_DELAY,
+    SLOW_DELTAS,
+    prompt_texts,
+)
 
 
 def deltas(text: str, size: int = 5) -> list[str]:

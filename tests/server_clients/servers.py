@@ -77,10 +77,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-def start(command: list[str], env: dict[str, str], log: Path, port: int) -> Served:
-    """Start a server process and wait until it answers."""
+def start(
+    command: list[str], env: dict[str, str], log: Path, port: int, *, cwd: Path = ROOT
+) -> Served:
+    """Start a server process in ``cwd`` and wait until it answers."""
     with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
     served = Served(f"http://127.0.0.1:{port}", process, log)
     wait_until_ready(served)
     return served

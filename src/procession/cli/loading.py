@@ -71,7 +71,7 @@ def load_agents(target: str) -> list[Agent]:
         if not hasattr(value, name):
             raise CLIError(f"{target}: {name!r} is missing")
         value = getattr(value, name)
-    items = value.values() if isinstance(value, dict) else value
+    items = list(value.values()) if isinstance(value, dict) else value
     if isinstance(items, Agent):
         return [items]
     if isinstance(items, list | tuple) and items and all(isinstance(a, Agent) for a in items):

@@ -113,7 +113,7 @@ def auth_from_args(args: argparse.Namespace) -> Any:
 def serve_command(args: argparse.Namespace) -> int:
     """Run ``procession serve``; returns the exit status once the server stopped."""
     try:
-        from procession.server import CORS, Limits, check_host, create_app, serve
+        from procession.server import CORS, ServerLimits, check_host, create_app, serve
     except ImportError as exc:
         raise CLIError(
             f"procession serve needs the server extra: pip install 'procession[server]' ({exc})"
@@ -126,7 +126,7 @@ def serve_command(args: argparse.Namespace) -> int:
         agents,
         auth=auth,
         cors=cors,
-        limits=Limits(max_body_bytes=args.max_body_bytes),
+        limits=ServerLimits(max_body_bytes=args.max_body_bytes),
         expose_instructions=args.expose_instructions,
     )
     serve(app, host=args.host, port=args.port, auth=auth, shutdown_grace=args.shutdown_grace)

@@ -11,7 +11,7 @@ extra (Starlette, uvicorn, PyJWT, orjson). See ``docs/server.md``.
 
 from procession.server.app import create_app
 from procession.server.auth import APIKey, Auth, JWTAuth
-from procession.server.config import CORS, Limits
+from procession.server.config import CORS, ServerLimits
 from procession.server.run import check_host, serve
 
-__all__ = ["CORS", "APIKey", "Auth", "JWTAuth", "Limits", "check_host", "create_app", "serve"]
+__all__ = ["CORS", "APIKey", "Auth", "JWTAuth", "ServerLimits", "check_host", "create_app", "serve"]

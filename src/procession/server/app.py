@@ -17,11 +17,12 @@ from starlette.routing import Route
 
 from procession._checks import check_flag, wrong
 from procession.agent import Agent
+from procession.errors import ProcessionError
 from procession.memory.memory import Memory
 from procession.server.auth import Auth
-from procession.server.config import CORS, Limits
+from procession.server.config import CORS, ServerLimits
 from procession.server.encoding import dumps
-from procession.server.errors import HTTPError, error_body
+from procession.server.errors import HTTPError, error_body, status_of
 from procession.server.limits import BodyLimit
 from procession.server.openapi import openapi_document
 from procession.server.routes import ROUTES
@@ -64,6 +65,13 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return _json(exc.status, exc.body(), exc.headers)
 
 
+async def _procession_error(request: Request, exc: Exception) -> Response:
+    failure = status_of(exc)
+    if failure.status >= 500:
+        logger.error("%s %s failed: %s", request.method, request.url.path, exc)
+    return _json(failure.status, failure.body(), failure.headers)
+
+
 async def _starlette_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     return _json(exc.status_code, error_body(exc.detail), exc.headers)
@@ -79,7 +87,7 @@ def create_app(
     *,
     memory: Memory | None = None,
     auth: Auth | None = None,
-    limits: Limits | None = None,
+    limits: ServerLimits | None = None,
     cors: CORS | None = None,
     expose_instructions: bool = False,
 ) -> Starlette:
@@ -96,7 +104,7 @@ def create_app(
             (default: the agents' memory, when they share one).
         auth: The accepted credentials; ``None`` serves every request as the resource its
             body names (or ``local``) — only for a server on loopback.
-        limits: Request limits (:class:`Limits`; 1 MiB bodies by default).
+        limits: Request limits (:class:`ServerLimits`; 1 MiB bodies by default).
         cors: Cross-origin settings (:class:`CORS`); ``None`` sends no CORS headers.
         expose_instructions: Include each agent's instructions (its system prompt) in the
             agent routes, as Mastra does. Off by default: the prompt is the server's.
@@ -111,9 +119,9 @@ def create_app(
         raise wrong("auth", auth, "an Auth")
     if cors is not None and not isinstance(cors, CORS):
         raise wrong("cors", cors, "a CORS")
-    limits = Limits() if limits is None else limits
-    if not isinstance(limits, Limits):
-        raise wrong("limits", limits, "a Limits")
+    limits = ServerLimits() if limits is None else limits
+    if not isinstance(limits, ServerLimits):
+        raise wrong("limits", limits, "a ServerLimits")
     state = ServerState(
         served, memory, auth, limits, check_flag("expose_instructions", expose_instructions)
     )
@@ -157,6 +165,7 @@ def create_app(
         middleware=middleware,
         exception_handlers={
             HTTPError: _http_error,
+            ProcessionError: _procession_error,
             StarletteHTTPException: _starlette_error,
             Exception: _unexpected,
         },

@@ -97,6 +97,12 @@ class JWTAuth:
                 "JWTAuth.algorithms", self.algorithms, f"a list drawn from {sorted(allowed)}"
             )
         object.__setattr__(self, "algorithms", tuple(algorithms))
+        if self.secret is not None:  # RFC 7518 3.2: a key at least as long as the hash
+            needed = max(int(name[2:]) // 8 for name in algorithms)
+            if len(self.secret.encode()) < needed:
+                raise ConfigurationError(
+                    f"JWTAuth.secret: {'/'.join(algorithms)} needs at least {needed} bytes"
+                )
         if not isinstance(self.resource_claim, str) or not self.resource_claim:
             raise wrong("JWTAuth.resource_claim", self.resource_claim, "a claim name")
         check_int("JWTAuth.leeway", self.leeway, minimum=0)

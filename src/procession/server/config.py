@@ -7,18 +7,18 @@ from dataclasses import dataclass, field
 
 from procession._checks import check_flag, check_int, wrong
 
-__all__ = ["CORS", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_RESOURCE", "Limits"]
+__all__ = ["CORS", "DEFAULT_MAX_BODY_BYTES", "DEFAULT_RESOURCE", "ServerLimits"]
 
 DEFAULT_MAX_BODY_BYTES = 1_048_576
-"""Request bodies larger than this (1 MiB) get 413 unless :class:`Limits` says otherwise."""
+"""Request bodies larger than this (1 MiB) get 413 unless :class:`ServerLimits` says otherwise."""
 
 DEFAULT_RESOURCE = "local"
 """The resource of a request that names none and carries no credential."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Limits:
-    """Limits on what one request may ask of the server.
+class ServerLimits:
+    """ServerLimits on what one request may ask of the server.
 
     Attributes:
         max_body_bytes: The largest request body accepted; a larger one gets 413 with a JSON
@@ -30,8 +30,8 @@ class Limits:
     max_page_size: int = 1000
 
     def __post_init__(self) -> None:
-        check_int("Limits.max_body_bytes", self.max_body_bytes, minimum=1)
-        check_int("Limits.max_page_size", self.max_page_size, minimum=1)
+        check_int("ServerLimits.max_body_bytes", self.max_body_bytes, minimum=1)
+        check_int("ServerLimits.max_page_size", self.max_page_size, minimum=1)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

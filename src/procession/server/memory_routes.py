@@ -25,7 +25,7 @@ from procession.server.bodies import (
     WorkingMemoryBody,
     parse_body,
 )
-from procession.server.config import Limits
+from procession.server.config import ServerLimits
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError
 from procession.server.params import Param, parse_query
@@ -58,13 +58,13 @@ def per_page(default: int, maximum: int) -> Param:
     )
 
 
-def thread_list_params(limits: Limits) -> tuple[Param, ...]:
+def thread_list_params(limits: ServerLimits) -> tuple[Param, ...]:
     """The query parameters of ``GET /api/memory/threads``."""
     size = per_page(100, limits.max_page_size)
     return (AGENT, RESOURCE, PAGE, size, THREAD_FIELD, DIRECTION, METADATA)
 
 
-def message_list_params(limits: Limits) -> tuple[Param, ...]:
+def message_list_params(limits: ServerLimits) -> tuple[Param, ...]:
     """The query parameters of ``GET /api/memory/threads/{threadId}/messages``."""
     return (AGENT, RESOURCE, PAGE, per_page(40, limits.max_page_size), DIRECTION)
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from procession import __version__
-from procession.server.config import Limits
+from procession.server.config import ServerLimits
 from procession.server.routes import RouteSpec
 
 __all__ = ["openapi_document"]
@@ -82,6 +82,13 @@ SCHEMAS: dict[str, Any] = {
         messages={"type": "array", "items": _OBJ},
         tripwire={"anyOf": [_OBJ, {"type": "null"}]},
     ),
+    "Chunk": {
+        "anyOf": [
+            _obj(("type", "runId", "from", "payload"), type=_STR, runId=_STR, payload=_OBJ),
+            _obj(("type", "data"), type={"type": "string", "pattern": "^data-"}),
+        ]
+    },
+    "UIChunk": _obj(("type",), type=_STR),
     "MemoryStatus": _obj(("result",), result={"type": "boolean"}),
     "Thread": _THREAD,
     "ThreadList": _obj(("threads", *_PAGE), threads={"type": "array", "items": _THREAD}, **_PAGE),
@@ -115,6 +122,13 @@ _REASONS = {
 }
 
 
+def _event(chunk: dict[str, Any]) -> dict[str, Any]:
+    """One server-sent event: ``data`` is a chunk's JSON, or ``[DONE]`` at the end."""
+    json_data = {"type": "string", "contentMediaType": "application/json", "contentSchema": chunk}
+    data = {"anyOf": [{"const": "[DONE]"}, json_data]}
+    return _obj(("data",), data=data, event=_STR, id=_STR)
+
+
 def _error(status: int) -> dict[str, Any]:
     return {
         "description": _REASONS[status],
@@ -131,9 +145,10 @@ def _success(route: RouteSpec) -> dict[str, Any]:
             else "Mastra's chunk stream: `data: <chunk>` events, then `data: [DONE]`"
         )
         headers = {"x-vercel-ai-ui-message-stream": {"schema": {"const": "v1"}}} if ui else {}
+        chunk = {"$ref": f"#/components/schemas/{'UIChunk' if ui else 'Chunk'}"}
         out: dict[str, Any] = {
             "description": description,
-            "content": {"text/event-stream": {"schema": _STR}},
+            "content": {"text/event-stream": {"schema": _event(chunk)}},
         }
         if headers:
             out["headers"] = headers
@@ -142,7 +157,9 @@ def _success(route: RouteSpec) -> dict[str, Any]:
     return {"description": "OK", "content": {"application/json": {"schema": schema}}}
 
 
-def _parameters(route: RouteSpec, limits: Limits, agent_ids: Sequence[str]) -> list[dict[str, Any]]:
+def _parameters(
+    route: RouteSpec, limits: ServerLimits, agent_ids: Sequence[str]
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if "{agentId}" in route.path:
         schema = {"type": "string", "enum": list(agent_ids)} if agent_ids else _STR
@@ -165,7 +182,7 @@ def _parameters(route: RouteSpec, limits: Limits, agent_ids: Sequence[str]) -> l
 
 
 def _operation(
-    route: RouteSpec, limits: Limits, agent_ids: Sequence[str], auth: bool
+    route: RouteSpec, limits: ServerLimits, agent_ids: Sequence[str], auth: bool
 ) -> dict[str, Any]:
     errors = set(route.errors)
     if route.body is not None:
@@ -196,7 +213,7 @@ def _operation(
 
 
 def openapi_document(
-    routes: Sequence[RouteSpec], *, limits: Limits, agent_ids: Sequence[str], auth: bool
+    routes: Sequence[RouteSpec], *, limits: ServerLimits, agent_ids: Sequence[str], auth: bool
 ) -> dict[str, Any]:
     """The OpenAPI 3.1 document of an app serving ``agent_ids``."""
     schemas = dict(SCHEMAS)

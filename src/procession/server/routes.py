@@ -23,7 +23,7 @@ from procession.server.bodies import (
     UpdateThreadBody,
     WorkingMemoryBody,
 )
-from procession.server.config import Limits
+from procession.server.config import ServerLimits
 from procession.server.params import Param
 
 __all__ = ["ROUTES", "RouteSpec"]
@@ -57,13 +57,13 @@ class RouteSpec:
     operation_id: str
     summary: str
     tag: str
-    params: Sequence[Param] | Callable[[Limits], Sequence[Param]] = ()
+    params: Sequence[Param] | Callable[[ServerLimits], Sequence[Param]] = ()
     body: type[BaseModel] | None = None
     response: str = "Object"
     errors: tuple[int, ...] = field(default=())
     public: bool = False
 
-    def query(self, limits: Limits) -> Sequence[Param]:
+    def query(self, limits: ServerLimits) -> Sequence[Param]:
         """The query parameters under ``limits``."""
         return self.params(limits) if callable(self.params) else self.params
 

@@ -13,7 +13,7 @@ from starlette.requests import Request
 from procession.agent import Agent
 from procession.memory.memory import Memory
 from procession.server.auth import Auth
-from procession.server.config import DEFAULT_RESOURCE, Limits
+from procession.server.config import DEFAULT_RESOURCE, ServerLimits
 from procession.server.errors import HTTPError
 
 __all__ = ["ServerState", "read_json", "state_of"]
@@ -26,7 +26,7 @@ class ServerState:
     agents: Mapping[str, Agent]
     memory: Memory | None
     auth: Auth | None
-    limits: Limits
+    limits: ServerLimits
     expose_instructions: bool
 
     def agent(self, agent_id: str) -> Agent:

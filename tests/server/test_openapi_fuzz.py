@@ -1,0 +1,111 @@
+"""The OpenAPI document, fuzzed with schemathesis against a real server on 127.0.0.1.
+
+Every operation is called with generated requests, valid (positive) and invalid (negative),
+with and without credentials: no response may be a 5xx, and every response must match the
+document (status code, content type, headers, body schema). Example counts are pinned; longer
+fuzzing runs belong in ``bench/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from procession import Memory
+from procession.memory import SQLiteStorage
+from procession.server import Auth, ServerLimits, create_app
+from procession.server.routes import ROUTES
+
+from .conftest import scripted_agent, serve_in_thread
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
+KEY = "fuzz-key-0123456789abcdef"
+EXAMPLES = {GenerationMode.POSITIVE: 20, GenerationMode.NEGATIVE: 10}
+
+
+@pytest.fixture(scope="module", params=["open", "auth"])
+def served(request: Any, tmp_path_factory: Any) -> Iterator[tuple[str, Any, dict[str, str]]]:
+    path: Path = tmp_path_factory.mktemp("fuzz") / "memory.db"
+    memory = Memory(SQLiteStorage(str(path)), working_memory=True)
+    agents = [
+        scripted_agent("support", "Hello there", memory=memory),
+        scripted_agent("stateless", "Hi"),
+    ]
+    auth = Auth(api_keys={KEY: "fuzzer"}) if request.param == "auth" else None
+    app = create_app(agents, memory=memory, auth=auth, limits=ServerLimits(max_body_bytes=65536))
+    headers = {"X-API-Key": KEY} if auth is not None else {}
+    with serve_in_thread(app) as url:
+        document = requests.get(f"{url}/api/openapi.json", headers=headers, timeout=10).json()
+        yield url, schemathesis.openapi.from_dict(document), headers
+
+
+def _operations() -> list[str]:
+    return [f"{r.method} {r.path}" for r in ROUTES]
+
+
+def _cases() -> list[tuple[str, GenerationMode]]:
+    """Every operation in positive mode; in negative mode those with something to get wrong."""
+    out = []
+    for route in ROUTES:
+        label = f"{route.method} {route.path}"
+        out.append((label, GenerationMode.POSITIVE))
+        if route.body is not None or route.query(ServerLimits()) or "{" in route.path:
+            out.append((label, GenerationMode.NEGATIVE))
+    return out
+
+
+@pytest.mark.parametrize(("label", "mode"), _cases(), ids=lambda v: getattr(v, "value", v))
+def test_every_operation_answers_as_documented(
+    served: tuple[str, Any, dict[str, str]], label: str, mode: GenerationMode
+) -> None:
+    url, schema, headers = served
+    method, path = label.split(" ", 1)
+    operation = schema[path][method]
+    session = requests.Session()
+
+    @given(case=operation.as_strategy(generation_mode=mode))
+    @settings(
+        max_examples=EXAMPLES[mode],
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    def check(case: Any) -> None:
+        response = case.call(base_url=url, session=session, headers=headers, timeout=10)
+        case.validate_response(response, checks=CHECKS)
+
+    check()
+
+
+def test_the_document_describes_every_route(served: tuple[str, Any, dict[str, str]]) -> None:
+    url, _, headers = served
+    document = requests.get(f"{url}/api/openapi.json", headers=headers, timeout=10).json()
+    assert document["openapi"] == "3.1.0"
+    operations = {f"{m.upper()} {p}" for p, item in document["paths"].items() for m in item}
+    assert operations == set(_operations())
+    generate = document["paths"]["/api/agents/{agentId}/generate"]["post"]
+    assert generate["parameters"][0]["schema"]["enum"] == ["support", "stateless"]
+    assert {"413", "422", "404"} <= set(generate["responses"])
+    body = document["components"]["schemas"]["ExecutionBody"]
+    assert "messages" in body["required"]

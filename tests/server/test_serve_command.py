@@ -1,0 +1,135 @@
+"""``procession serve``: the real command in a subprocess, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+
+from procession.cli.loading import load_agents
+from tests.cli.helpers import COMMAND, app_file, clean_env, run_cli
+
+from .conftest import free_port
+
+APP = """
+import os
+from procession import Agent, Memory
+from procession.memory import SQLiteStorage
+from procession.testing import Reply, ScriptedModel
+
+memory = Memory(SQLiteStorage(os.path.join(os.path.dirname(__file__), "serve.db")))
+slow = ScriptedModel([Reply(text=["one ", "two ", "three"], delay=0.3)], repeat_last=True)
+support = Agent(id="support", model=slow, memory=memory)
+billing = Agent(id="billing", model=ScriptedModel(["Paid."], repeat_last=True))
+"""
+
+
+def one_error_line(stderr: str) -> str:
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr
+    assert "Traceback" not in stderr
+    return lines[0].removeprefix("error: ")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    app_file(tmp_path, APP)
+    port = free_port()
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "app.py", "--port", str(port), "--shutdown-grace", "20"],
+        cwd=tmp_path,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    else:
+        process.kill()
+        pytest.fail(f"procession serve did not start: {process.communicate()[0]}")
+    try:
+        yield process, url
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)
+
+
+def test_serve_answers_every_agent_and_sigterm_lets_the_run_finish(
+    server: tuple[subprocess.Popen[str], str], tmp_path: Path
+) -> None:
+    process, url = server
+    agents = httpx.get(f"{url}/api/agents", timeout=5).json()
+    assert sorted(agents) == ["billing", "support"]
+    body = {"messages": "go", "memory": {"thread": "t1", "resource": "ada"}}
+    lines = []
+    with httpx.stream(
+        "POST", f"{url}/api/agents/support/stream", json=body, timeout=10
+    ) as response:
+        for line in response.iter_lines():
+            if line.startswith("data: "):
+                lines.append(line)
+                if len(lines) == 1:
+                    process.send_signal(signal.SIGTERM)
+    assert lines[-1] == "data: [DONE]"
+    output, _ = process.communicate(timeout=20)
+    assert process.returncode == -signal.SIGTERM  # uvicorn re-raises the signal once it is done
+    assert "Traceback" not in output
+    messages = _stored(tmp_path / "serve.db")
+    assert messages == ["go", "one two three"]
+
+
+def _stored(path: Path) -> list[str]:
+    import asyncio
+
+    from procession import Memory
+    from procession.memory import SQLiteStorage
+
+    async def read() -> list[str]:
+        async with Memory(SQLiteStorage(str(path))) as memory:
+            return [m.text for m in await memory.list_messages("t1", resource_id="ada")]
+
+    return asyncio.run(read())
+
+
+def test_serve_refuses_a_public_host_without_credentials(tmp_path: Path) -> None:
+    app_file(tmp_path, APP)
+    done = run_cli("serve", "app.py", "--host", "0.0.0.0", cwd=tmp_path)
+    assert done.status == 2
+    message = one_error_line(done.stderr)
+    assert message.startswith("host: refusing to listen on '0.0.0.0' without credentials")
+
+
+def test_serve_reports_bad_key_files_in_one_line(tmp_path: Path) -> None:
+    app_file(tmp_path, APP)
+    (tmp_path / "keys.json").write_text(json.dumps(["not", "a", "map"]))
+    done = run_cli("serve", "app.py", "--api-keys", "keys.json", cwd=tmp_path)
+    assert done.status == 2
+    assert one_error_line(done.stderr) == 'keys.json: expected a JSON object {"key": "resource id"}'
+    missing = run_cli("serve", "app.py", "--jwt-secret-env", "NO_SUCH_VAR_X", cwd=tmp_path)
+    assert one_error_line(missing.stderr) == "--jwt-secret-env: $NO_SUCH_VAR_X is not set"
+
+
+def test_load_agents_finds_every_agent_or_the_named_ones(tmp_path: Path) -> None:
+    path = app_file(
+        tmp_path,
+        APP.replace("serve.db", "load.db") + "\nteam = [support]\nby_id = {'b': billing}\n",
+        name="load_app.py",
+    )
+    assert [a.id for a in load_agents(str(path))] == ["billing", "support"]
+    assert [a.id for a in load_agents(f"{path}:team")] == ["support"]
+    assert [a.id for a in load_agents(f"{path}:by_id")] == ["billing"]
+    assert [a.id for a in load_agents(f"{path}:support")] == ["support"]
