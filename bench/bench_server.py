@@ -361,6 +361,13 @@ def comparisons(summary: dict[str, dict[str, Any]], peaks: dict[str, float]) -> 
         out[route] = {
             "wallRatio": round(theirs["wallSeconds"] / ours["wallSeconds"], 2),
             "p99Ratio": round(theirs["firstChunkP99Seconds"] / ours["firstChunkP99Seconds"], 2),
+            # CPU seconds the server spent on the batch: the figure least moved by neighbours
+            "serverCpuRatio": round(theirs["serverCpuSeconds"] / ours["serverCpuSeconds"], 2),
+        }
+        out[route]["goalsMet"] = {
+            "wallRatio": out[route]["wallRatio"] >= GOALS["wallRatio"],
+            "p99Ratio": out[route]["p99Ratio"] >= GOALS["p99Ratio"],
+            "memoryFraction": out["memoryFraction"] <= GOALS["memoryFraction"],
         }
     return out
 
