@@ -2,7 +2,8 @@
 
 On SIGTERM the server lets in-flight runs finish for ``--shutdown-grace`` seconds and then
 cancels them; either way a turn is stored whole or not at all. ``slow``'s run takes two
-seconds, so a grace of 30 s lets it finish and a grace of 0 cancels it.
+seconds and the signal comes once its stream has started, so a grace of 30 s lets it finish
+and a grace of 0 cancels it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from tests.server_clients.servers import (
     start,
     stop,
 )
-from tests.server_clients.shared import SLOW_DELAY, SLOW_DELTAS
+from tests.server_clients.shared import SLOW_DELTAS
 
 AGENTS = ROOT / "tests" / "server_clients" / "agents.py"
 ANSWER = "".join(SLOW_DELTAS)
@@ -63,9 +64,19 @@ def test_serves_every_agent_of_the_module(run_node: RunNode, served: Served) -> 
     assert ok(streamed)["text"] == "You said: hello"
 
 
+def wait_for_stream(served: Served, client: subprocess.Popen[str]) -> None:
+    """Wait until the server answered the slow stream (its access log says so), so SIGTERM
+    lands while the run is going, however slowly Node started."""
+    deadline = time.monotonic() + 30
+    while "POST /api/agents/slow/stream" not in served.output():
+        assert client.poll() is None, "the client ended before the server saw its request"
+        assert time.monotonic() < deadline, f"no stream request:\n{served.output()}"
+        time.sleep(0.05)
+
+
 def stored_after_sigterm(node: Path, run_node: RunNode, tmp: Path, *options: str) -> list[str]:
-    """Start a slow run, send SIGTERM a third of the way in; what the thread then holds
-    (read from a restarted server on the same database), and what the client read."""
+    """Start a slow run and send SIGTERM while it streams; what the thread then holds (read
+    from a restarted server on the same database)."""
     served = procession_serve(tmp, *options)
     thread = unique("shutdown")
     step = stream_step("slow", "take your time", memory={"thread": thread})
@@ -78,7 +89,7 @@ def stored_after_sigterm(node: Path, run_node: RunNode, tmp: Path, *options: str
         text=True,
     )
     try:
-        time.sleep(len(SLOW_DELTAS) * SLOW_DELAY / 3)
+        wait_for_stream(served, client)
         served.process.send_signal(signal.SIGTERM)
         _, err = client.communicate(timeout=60)
         # uvicorn re-raises the signal once it shut down gracefully
