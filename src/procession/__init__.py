@@ -7,6 +7,7 @@ flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 from typing import TYPE_CHECKING, Any
 
 from procession.agent import Agent, AgentStream
+from procession.approvals import ApprovalBroker, ApprovalRequest, Decision, LocalApprovals
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import (
@@ -22,6 +23,7 @@ from procession.errors import (
     TripWire,
     UnknownModelError,
 )
+from procession.journal import Journal, ToolOutcome
 from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
@@ -219,6 +221,8 @@ __all__ = [
     "Agent",
     "AgentResult",
     "AgentStream",
+    "ApprovalBroker",
+    "ApprovalRequest",
     "Auth",
     "BM25Index",
     "BPETokenCounter",
@@ -232,6 +236,7 @@ __all__ = [
     "ConfigurationError",
     "ContextKey",
     "DataPart",
+    "Decision",
     "Embedder",
     "ErrorPart",
     "ErrorProcessor",
@@ -243,6 +248,7 @@ __all__ = [
     "InputProcessor",
     "InternalRun",
     "JWTAuth",
+    "Journal",
     "Judge",
     "JudgeError",
     "JudgeResult",
@@ -250,6 +256,7 @@ __all__ = [
     "LanguageDetector",
     "LanguageModel",
     "LoadedToolStore",
+    "LocalApprovals",
     "MCPClient",
     "MCPConnectionError",
     "Memory",
@@ -322,6 +329,7 @@ __all__ = [
     "ToolInvocation",
     "ToolInvocationPart",
     "ToolInvocationState",
+    "ToolOutcome",
     "ToolResultInfo",
     "ToolSearch",
     "ToolWriter",

@@ -13,11 +13,11 @@ from typing import Any
 from procession.errors import ConfigurationError, short_repr
 
 __all__ = [
+    "check_callable",
     "check_flag",
     "check_int",
     "check_mapping",
     "check_optional_int",
-    "check_callable",
     "check_type",
     "wrong",
 ]

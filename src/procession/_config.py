@@ -20,8 +20,10 @@ from procession._checks import (
     check_type,
     wrong,
 )
+from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
+from procession.journal import Journal
 from procession.messages.message import SystemMessage
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
     from procession.memory.base import AgentMemory
 
 __all__ = [
-    "LANES",
     "CallOptions",
+    "LANES",
     "LaneSpec",
     "Release",
     "RunConfig",
@@ -44,6 +46,7 @@ __all__ = [
     "check_call",
     "check_instructions",
     "check_lane",
+    "check_approvals",
     "check_lane_spec",
     "resolve_run",
     "seed_messages",
@@ -81,6 +84,8 @@ class CallOptions:
     structured_output: Any
     run_id: str | None
     release: Release
+    journal: Journal | None = None
+    approvals: ApprovalBroker | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -105,6 +110,10 @@ class RunConfig:
     prepare_step: Callable[..., Any] | None = None
     memory: AgentMemory | None = None
     release: Release = "live"
+    journal: Journal | None = None
+    """A durable run's checkpoints (``procession.journal``), or ``None``."""
+    approvals: ApprovalBroker | None = None
+    """Where calls of tools that require approval wait for a decision."""
 
 
 @dataclass(slots=True)
@@ -213,7 +222,21 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         structured_output=options["structured_output"],
         run_id=_check_id("run_id", options["run_id"]),
         release=release,
+        journal=_check_journal(options.get("journal")),
+        approvals=check_approvals(options.get("approvals")),
     )
+
+
+def check_approvals(value: object) -> ApprovalBroker | None:
+    if value is not None and not isinstance(value, ApprovalBroker):
+        raise wrong("approvals", value, "an approval broker (decide(request) -> Decision)")
+    return value
+
+
+def _check_journal(value: object) -> Journal | None:
+    if value is not None and not isinstance(value, Journal):
+        raise wrong("journal", value, "a Journal (model_call, tool_call and once)")
+    return value
 
 
 def _optional_mapping(name: str, value: object) -> dict[str, Any] | None:
@@ -292,6 +315,8 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         prepare_step=call.prepare_step,
         memory=memory,
         release=call.release,
+        journal=call.journal,
+        approvals=call.approvals if call.approvals is not None else agent.approvals,
     )
 
 

@@ -28,6 +28,7 @@ from procession._outcomes import (
     CONTINUE,
     FINISH,
     Aborted,
+    Blocked,
     Continue,
     Failed,
     Finish,
@@ -37,6 +38,7 @@ from procession._outcomes import (
 )
 from procession._runner import HookRunner, StreamHook
 from procession._state import Attempt, RunState
+from procession._tracing import RunTrace, start_run_trace
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
 from procession.messages._tracking import EDITS
@@ -55,8 +57,7 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
     runner: HookRunner | None = None
     outcome: Outcome = CONTINUE
     try:
-        config = await resolve_run(agent, call)
-        runner = HookRunner(state, config)
+        config, runner = await _start(agent, call, state)
         outcome = await _begin(state, runner, agent, call, config)
         while isinstance(outcome, Continue | Retry):
             attempt = _attempt(state, config)
@@ -107,9 +108,13 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
                     attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
                 finally:
                     await model.aclose(attempt.stream)
-            async for chunk in _after_model(state, runner, attempt, config):
-                yield chunk
+            async with aclosing(_after_model(state, runner, attempt, config)) as after:
+                async for chunk in after:
+                    yield chunk
             outcome = attempt.settled()
+    except GeneratorExit:  # the caller left the stream (D32): nothing persisted
+        await _left(state, runner)
+        raise
     except asyncio.CancelledError:
         outcome = await _cancelled(state, runner)  # raises again for the caller's cancellation
     except Exception as error:  # fail closed, never hang (D10, D21)
@@ -124,10 +129,27 @@ async def _cancelled(state: RunState, runner: HookRunner | None) -> Outcome:
     """The run's task was cancelled: by the abort signal (D32), or by the caller (raised)."""
     if state.signal is not None and state.signal.aborted:
         return Aborted()
+    await _left(state, runner)
+    raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
+
+
+async def _left(state: RunState, runner: HookRunner | None) -> None:
+    """The caller left the run: close it, and note the tokens it spent (the ledger)."""
     _close(state, runner)
     if runner is not None:
-        await persist.record_usage(state, runner.config)  # the tokens were spent
-    raise asyncio.CancelledError  # nothing persisted, no task left behind (D32)
+        await persist.record_usage(state, runner.config)
+    if state.trace is not None:
+        state.trace.end("abort", None)
+
+
+async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunConfig, HookRunner]:
+    """The run's configuration, its bound hooks, and its trace when tracing is on."""
+    config = await resolve_run(agent, call)
+    runner = HookRunner(state, config)
+    trace = state.trace = start_run_trace(state, agent.name)
+    if trace is not None:
+        trace.watch(runner.stream)
+    return config, runner
 
 
 async def _begin(
@@ -151,13 +173,17 @@ async def _begin(
 def _attempt(state: RunState, config: RunConfig) -> Attempt:
     state.emitter.begin_step()
     step_number = len(state.steps)
-    return Attempt(
+    attempt = Attempt(
         step_number=step_number,
         step=StepConfig.first(config),
         checkpoint=state.message_list.checkpoint(),
         steps_before=step_number,
+        retries=state.processor_retries + state.api_retries,
         edits=EDITS.count,
     )
+    if state.trace is not None:
+        state.trace.begin_step(attempt, state.processor_retries)
+    return attempt
 
 
 async def _before_model(
@@ -206,7 +232,9 @@ async def _after_model(
     emitter = state.emitter
     if attempt.outcome is None:
         runner.check_stream_edits(attempt.edits)  # D30, once per step
-        output.commit_step(state, attempt)
+        result = output.commit_step(state, attempt)
+        if state.trace is not None:
+            state.trace.end_model(result, None)
         attempt.outcome = await model.process_llm_response(state, runner, attempt)
         if attempt.outcome is None:
             attempt.outcome = await output.process_output_step(state, runner, attempt)
@@ -229,6 +257,27 @@ async def _settle(
     outcome: Stop | None,
 ) -> Outcome:
     """How the step ended, acted on: accepted, retried, or the run's end (D1, D2, D11, D31)."""
+    verdict = await _verdict(state, runner, attempt, config, outcome)
+    if state.trace is not None:
+        state.trace.end_step(_step_outcome(verdict), attempt.result)
+    return verdict
+
+
+def _step_outcome(verdict: Outcome) -> str:
+    """How a step ended, for its span."""
+    if isinstance(verdict, Continue | Finish):
+        return "accepted"
+    return {Retry: "retry", Blocked: "tripwire", Aborted: "abort"}.get(type(verdict), "error")
+
+
+async def _verdict(
+    state: RunState,
+    runner: HookRunner,
+    attempt: Attempt,
+    config: RunConfig,
+    outcome: Stop | None,
+) -> Outcome:
+    """The step's verdict (D1, D2, D11, D31)."""
     emitter = state.emitter
     if outcome is None:  # accepted
         step = attempt.result
@@ -240,13 +289,15 @@ async def _settle(
             output.release_step(state, attempt)
         stop = await runner.emit(output.step_finish(state, step, continued=go_on))
         if stop is not None:
-            return await _settle(state, runner, attempt, config, stop)
+            return await _verdict(state, runner, attempt, config, stop)
         return CONTINUE if go_on else FINISH
     emitter.discard()  # a rejected attempt's data chunks: not sent, not stored
     state.message_list.rollback(attempt.checkpoint)
     del state.steps[attempt.steps_before :]
     if not isinstance(outcome, Retry):
         return outcome
+    if state.trace is not None:
+        state.trace.retry(outcome.reason, outcome.processor_id)
     if not outcome.api_error:
         state.processor_retries += 1
         for hook in runner.stream:
@@ -278,7 +329,17 @@ async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> 
     _close(state, runner)
     if runner is not None:
         await persist.record_usage(state, runner.config)
+    if state.trace is not None:
+        _end_trace(state.trace, outcome)
     return outcome
+
+
+def _end_trace(trace: RunTrace, outcome: Outcome) -> None:
+    if isinstance(outcome, Blocked):
+        trace.tripwire(outcome.payload)
+    error = outcome.error if isinstance(outcome, Failed) else None
+    names = {Finish: "finish", Blocked: "tripwire", Aborted: "abort", Failed: "error"}
+    trace.end(names.get(type(outcome), "finish"), error)
 
 
 def _close(state: RunState, runner: HookRunner | None) -> None:

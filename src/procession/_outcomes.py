@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 __all__ = [
-    "CONTINUE",
-    "FINISH",
     "Aborted",
     "Blocked",
+    "CONTINUE",
     "Continue",
+    "FINISH",
     "Failed",
     "Finish",
     "Outcome",

@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from procession._config import RunConfig
 from procession._outcomes import Aborted, Blocked, Retry, Stop
 from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
+from procession._tracing import RunTrace
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
 from procession.messages._tracking import EDITS
@@ -30,11 +31,11 @@ from procession.processors._invoke import HOOK_ARGS, declared_arguments
 from procession.processors.base import LANE_HOOKS, ProcessorViolation, notify_violation
 
 __all__ = [
-    "RETRYABLE_HOOKS",
     "Hook",
     "HookRunner",
     "PrepareStep",
     "ProcessorWriter",
+    "RETRYABLE_HOOKS",
     "StreamHook",
     "as_processor_error",
     "check_hook_values",
@@ -267,7 +268,7 @@ class StreamHook(Hook):
         data: Whether it receives ``data-*`` chunks (``process_data_parts``, D9).
     """
 
-    __slots__ = ("call", "data", "parts", "position")
+    __slots__ = ("call", "data", "parts", "position", "wrap")
 
     def __init__(self, processor: Any, index: int, static: dict[str, Any], position: int) -> None:
         super().__init__(processor, "process_output_stream", index, static)
@@ -277,6 +278,9 @@ class StreamHook(Hook):
         self.parts: list[Chunk] | None = [] if wants is None or "stream_parts" in wants else None
         static["stream_parts"] = self.parts
         self.data = bool(getattr(processor, "process_data_parts", False))
+        self.wrap: Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]] | None
+        self.wrap = None
+        """Wraps the bound caller (tracing counts what the hook does), or ``None``."""
         self.call: Callable[[Chunk], Any] = self._make_call(0)
 
     def _make_call(self, retry_count: int) -> Callable[[Chunk], Any]:
@@ -285,7 +289,8 @@ class StreamHook(Hook):
         kind = "plain"
         if "abort" in bound:
             kind = "async-checked" if self.is_async else "sync-checked"
-        return _caller(self.function, bound, self.record, kind)
+        call = _caller(self.function, bound, self.record, kind)
+        return call if self.wrap is None else self.wrap(self, call)
 
     def set_retry_count(self, count: int) -> None:
         """Rebind after a retry, when the hook declared ``retry_count`` (D5)."""
@@ -382,6 +387,29 @@ class HookRunner:
         signal interrupts a hook that hangs. Writer chunks the hook queued pass the output lane
         before this returns (D27).
         """
+        run = self.run
+        if run.trace is not None:
+            return await self._traced(hook, values, run.trace)
+        return await self._call(hook, values)
+
+    async def _traced(self, hook: Hook, values: dict[str, Any], trace: RunTrace) -> Any:
+        """:meth:`call` inside the hook's span, which records how the hook ended."""
+        span = trace.begin_hook(hook)
+        writes = self.run.emitter.writes
+        outcome, error = "error", None
+        try:
+            result = await self._call(hook, values)
+            outcome = _hook_outcome(result, self.run)
+            if isinstance(result, Blocked):
+                trace.tripwire_on(span, result.payload)
+            return result
+        except BaseException as failure:
+            error = str(failure)
+            raise
+        finally:
+            trace.end_hook(span, outcome, self.run.emitter.writes - writes, error)
+
+    async def _call(self, hook: Hook, values: dict[str, Any]) -> Any:
         run = self.run
         if "retry_count" not in values:
             values["retry_count"] = run.processor_retries
@@ -557,6 +585,17 @@ class HookRunner:
 
 
 _RAISED_CANCEL = "raised CancelledError while the run was not cancelled"
+
+
+def _hook_outcome(result: Any, run: RunState) -> str:
+    """How a (non-stream) hook ended, for its span."""
+    if isinstance(result, Retry):
+        return "retry"
+    if isinstance(result, Blocked):
+        return "tripwire"
+    if isinstance(result, Aborted):
+        return "aborted"
+    return "kept" if result is None or result is run.message_list else "replaced"
 
 
 def as_processor_error(error: BaseException, hook: Hook) -> BaseException:

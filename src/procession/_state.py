@@ -22,10 +22,16 @@ from procession.results import AgentResult, StepResult
 if TYPE_CHECKING:
     from procession._config import StepConfig
     from procession._outcomes import Outcome, Stop
+    from procession._tracing import RunTrace
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
 
-__all__ = ["DEFAULT_ERROR_RETRY_BUDGET", "Attempt", "Emitter", "RunState"]
+__all__ = [
+    "Attempt",
+    "DEFAULT_ERROR_RETRY_BUDGET",
+    "Emitter",
+    "RunState",
+]
 
 DEFAULT_ERROR_RETRY_BUDGET = 10
 """The retry budget when error processors are configured and none was set (D4, the seed)."""
@@ -40,7 +46,7 @@ class Emitter:
     in :attr:`held` until the step is accepted, and a rejected attempt's are dropped.
     """
 
-    __slots__ = ("held", "hold", "holding", "pending", "ready", "wake")
+    __slots__ = ("held", "hold", "holding", "pending", "ready", "wake", "writes")
 
     def __init__(self, *, hold: bool) -> None:
         self.hold = hold
@@ -52,10 +58,13 @@ class Emitter:
         self.held: list[Chunk] = []
         self.wake: asyncio.Event | None = None
         """Set while tools run, so a tool's writer chunk is streamed as it comes."""
+        self.writes = 0
+        """How many chunks writers queued in this run (tracing counts a hook's)."""
 
     def write(self, chunk: Chunk, start: int) -> None:
         """Queue a writer's chunk for the output lane, from lane position ``start``."""
         self.pending.append((chunk, start))
+        self.writes += 1
         if self.wake is not None:
             self.wake.set()
 
@@ -106,6 +115,7 @@ class RunState:
         "signal",
         "states",
         "steps",
+        "trace",
         "tracing",
         "usage",
     )
@@ -135,6 +145,8 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
+        self.trace: RunTrace | None = None
+        """The run's spans, when OpenTelemetry is configured (``procession._tracing``)."""
         self.last_model: str | None = None
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
 
@@ -172,6 +184,9 @@ class Attempt:
     """The message list just before the model call, for rolling back a failed call (D14)."""
     steps_before: int
     """How many accepted steps there were when it started."""
+    retries: int = 0
+    """Retries of the run so far (processor and API-error) when it started: with the step
+    number, it names the attempt the same way when a durable run is executed again."""
     builder: StepBuilder = field(default_factory=StepBuilder)
     tools: dict[str, Tool] = field(default_factory=dict)
     prompt: list[dict[str, Any]] = field(default_factory=list)

@@ -17,14 +17,17 @@ from procession._config import (
     UNSET,
     LaneSpec,
     Release,
+    check_approvals,
     check_call,
     check_instructions,
     check_lane_spec,
 )
 from procession._loop import run
 from procession._state import RunState
+from procession.approvals import ApprovalBroker
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
+from procession.journal import Journal
 from procession.memory.base import AgentMemory
 from procession.messages.message import new_id
 from procession.messages.message_list import MessageList
@@ -179,6 +182,9 @@ class Agent:
         memory: A memory (:class:`procession.memory.Memory`): its processors join the lanes
             (input first, output last, D20) and it stores each completed run (D13). Calls then
             take ``thread_id`` and ``resource_id``.
+        approvals: Where calls of tools marked ``requires_approval`` wait for a decision
+            (``procession.approvals``: :class:`~procession.approvals.LocalApprovals` in one
+            process).
     """
 
     def __init__(
@@ -200,6 +206,7 @@ class Agent:
         provider_options: dict[str, Any] | None = None,
         model_settings: dict[str, Any] | None = None,
         memory: AgentMemory | None = None,
+        approvals: ApprovalBroker | None = None,
     ) -> None:
         if not isinstance(id, str) or not id:
             raise wrong("Agent id", id, "a non-empty string")
@@ -226,6 +233,7 @@ class Agent:
                 "memory", memory, "a memory with input_processors(), output_processors(), commit()"
             )
         self.memory = memory
+        self.approvals = check_approvals(approvals)
         for lane in LANES:
             _place(getattr(self, f"{lane}_processors"))
 
@@ -259,13 +267,17 @@ class Agent:
         resource_id: str | None = None,
         run_id: str | None = None,
         release: Release = "live",
+        journal: Journal | None = None,
+        approvals: ApprovalBroker | None = None,
     ) -> AgentStream:
         """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
 
         ``release="live"`` sends each chunk as soon as it passed the output lane (a rejected
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
-        (D31). Options are checked now (D35).
+        (D31). A ``journal`` makes the run durable (``procession.journal``): with the same
+        ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
+        (D35).
         """
         options = dict(locals())
         del options["self"], options["messages"]

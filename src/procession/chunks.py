@@ -8,7 +8,8 @@ Types a model stream produces: ``response-metadata``, ``text-start``/``-delta``/
 ``reasoning-start``/``-delta``/``-end``, ``source``, ``file``,
 ``tool-call-input-streaming-start``, ``tool-call-delta``, ``tool-call-input-streaming-end``,
 ``tool-call``, ``tool-result`` (provider-executed tools), ``finish`` and ``error``. The loop adds
-``start``, ``step-start``, ``tool-result``, ``tool-error``, ``step-finish``, ``finish``,
+``start``, ``step-start``, ``tool-call-approval``, ``tool-result``, ``tool-error``,
+``tool-output-denied``, ``step-finish``, ``finish``,
 ``tripwire``, ``object``, ``abort`` and ``data-*``.
 """
 

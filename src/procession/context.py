@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
@@ -90,15 +91,52 @@ class RequestContext:
         return f"RequestContext({self._values!r})"
 
 
-@dataclass(frozen=True, slots=True)
 class TracingContext:
-    """The run's identity, handed to every hook for observability.
+    """The run's identity and its current span, handed to every hook for observability.
 
-    Spans are added by the tracing integration; until then this carries the ids a hook needs
-    to correlate its own logs.
+    With OpenTelemetry configured, ``span`` is the span of the hook being called (for
+    ``process_output_stream``, the step's span) and :meth:`start_span` opens a child of it, so a
+    processor's own work shows under its hook in a trace. Without it, ``span`` is ``None`` and
+    :meth:`start_span` costs nothing.
+
+    Attributes:
+        run_id: The run's id.
+        agent_id: The agent's id.
+        span: The current OpenTelemetry span, or ``None`` when tracing is off.
     """
 
-    run_id: str
-    agent_id: str
-    trace_id: str | None = None
-    parent_span_id: str | None = None
+    __slots__ = ("agent_id", "run_id", "span", "tracer")
+
+    def __init__(self, run_id: str, agent_id: str, span: Any = None, tracer: Any = None) -> None:
+        self.run_id = run_id
+        self.agent_id = agent_id
+        self.span = span
+        self.tracer = tracer
+        """The run's OpenTelemetry tracer, when tracing is on."""
+
+    @property
+    def trace_id(self) -> str | None:
+        """The current trace's id (32 hex digits), when tracing is on."""
+        return None if self.span is None else f"{self.span.get_span_context().trace_id:032x}"
+
+    @property
+    def parent_span_id(self) -> str | None:
+        """The current span's id (16 hex digits), when tracing is on."""
+        return None if self.span is None else f"{self.span.get_span_context().span_id:016x}"
+
+    def start_span(
+        self, name: str, attributes: Mapping[str, Any] | None = None
+    ) -> AbstractContextManager[Any]:
+        """A child span of the current one (a context manager), or a no-op without tracing."""
+        if self.span is None or self.tracer is None:
+            return nullcontext()
+        from opentelemetry import trace
+
+        context = trace.set_span_in_context(self.span)
+        started: AbstractContextManager[Any] = self.tracer.start_as_current_span(
+            name, context=context, attributes=attributes
+        )
+        return started
+
+    def __repr__(self) -> str:
+        return f"TracingContext(run_id={self.run_id!r}, agent_id={self.agent_id!r})"

@@ -258,3 +258,20 @@ async def test_request_options_reach_the_run() -> None:
     )
     assert seen["tier"] == "gold"
     assert seen["resource_id"] == "local"  # the body's context cannot name the resource
+
+
+async def test_structured_output_is_answered_as_the_object() -> None:
+    agent = scripted_agent("support", Reply(text=['{"city": "Paris", "celsius": 21}']))
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "celsius": {"type": "integer"}},
+        "required": ["city", "celsius"],
+    }
+    async with live_server(create_app(agent)) as live, live.client() as client:
+        body = {"messages": "weather?", "structuredOutput": {"schema": schema}}
+        good = await client.post("/api/agents/support/generate", json=body)
+        body["structuredOutput"] = {"schema": {**schema, "required": ["city", "wind"]}}
+        bad = await client.post("/api/agents/support/generate", json=body)
+    assert good.json()["object"] == {"city": "Paris", "celsius": 21}
+    assert bad.status_code == 500  # the model's answer, not the request, was wrong
+    assert bad.json()["error"].startswith("StructuredOutputError: ")

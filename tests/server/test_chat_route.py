@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -192,3 +193,51 @@ async def test_with_memory_the_chat_id_is_the_thread_and_history_is_not_duplicat
     prompt = agent.model.calls[-1].prompt  # type: ignore[union-attr]
     texts = [str(m["content"]) for m in prompt if m["role"] != "system"]
     assert sum("One" in t for t in texts) == 1  # the history came from memory, once
+
+
+async def test_a_tool_that_needs_approval_waits_for_the_caller_s_decision() -> None:
+    from procession.approvals import LocalApprovals
+    from procession.server import Auth
+
+    @tool(requires_approval=True)
+    async def refund(order_id: str) -> str:
+        """Refund an order."""
+        return f"refunded {order_id}"
+
+    def make() -> Any:
+        return scripted_agent(
+            "support",
+            Reply(tool_calls=[ToolCallScript("refund", {"order_id": "A-1"}, id="r1")]),
+            Reply(text=["Done."]),
+            tools=[refund],
+            approvals=LocalApprovals(),
+        )
+
+    auth = Auth(api_keys={"alice-key-0123456789ab": "alice", "bob-key-0123456789abcd": "bob"})
+    alice = {"Authorization": "Bearer alice-key-0123456789ab"}
+    bob = {"Authorization": "Bearer bob-key-0123456789abcd"}
+    outcomes: dict[bool, list[Any]] = {}
+    for approved in (True, False):
+        async with live_server(create_app(make(), auth=auth)) as live, live.client() as client:
+            events: list[Any] = []
+            body = chat_body(ui("Refund A-1", "u1"))
+            async with client.stream("POST", "/chat/support", json=body, headers=alice) as response:
+                async for line in response.aiter_lines():
+                    if not line.startswith("data: "):
+                        continue
+                    events.append(line[6:])
+                    if '"tool-approval-request"' in line:
+                        decision = {"toolCallId": "r1", "approved": approved, "reason": "no"}
+                        path = "/api/agents/support/send-tool-approval"
+                        by_bob = await client.post(path, json=decision, headers=bob)
+                        assert by_bob.status_code == 404  # not bob's run
+                        accepted = await client.post(path, json=decision, headers=alice)
+                        assert accepted.json()["accepted"] is True
+                        assert accepted.json()["toolCallId"] == "r1"
+        outcomes[approved] = [e if e == "[DONE]" else json.loads(e) for e in events]
+    kinds = {k: [e["type"] for e in v[:-1]] for k, v in outcomes.items()}
+    assert "tool-approval-request" in kinds[True]
+    assert kinds[True].index("tool-approval-request") < kinds[True].index("tool-output-available")
+    assert "tool-output-denied" in kinds[False]
+    assert "tool-output-available" not in kinds[False]
+    assert outcomes[True][-2] == {"type": "finish", "finishReason": "stop"}

@@ -68,6 +68,13 @@ async def test_messages_of_a_thread_in_stored_and_ui_forms(memory: Memory) -> No
         newest = await client.get(
             "/api/memory/threads/t-2/messages?resourceId=ada&perPage=1&orderBy[direction]=DESC"
         )
+        client_js = await client.get(  # how @mastra/client-js asks: orderBy as JSON, perPage=false
+            "/api/memory/threads/t-2/messages",
+            params={"resourceId": "ada", "perPage": "false", "orderBy": '{"direction":"DESC"}'},
+        )
+        bad_order = await client.get(
+            "/api/memory/threads/t-2/messages", params={"resourceId": "ada", "orderBy": "[1]"}
+        )
     assert [m["content"]["parts"][0]["text"] for m in first["messages"]] == [
         "one",
         "Noted.",
@@ -83,6 +90,15 @@ async def test_messages_of_a_thread_in_stored_and_ui_forms(memory: Memory) -> No
     assert [m["role"] for m in second.json()["messages"]] == ["user", "assistant"]
     assert second.json()["hasMore"] is False
     assert newest.json()["messages"][0]["role"] == "assistant"
+    everything = client_js.json()
+    assert (everything["total"], everything["hasMore"], len(everything["messages"])) == (
+        6,
+        False,
+        6,
+    )
+    assert everything["messages"][0]["content"]["parts"][0]["text"] == "Noted."
+    assert everything["messages"][-1]["content"]["parts"][0]["text"] == "one"
+    assert bad_order.status_code == 422
 
 
 async def test_a_caller_never_sees_or_touches_another_resources_thread(memory: Memory) -> None:

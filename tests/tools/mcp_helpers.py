@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -35,12 +36,27 @@ def http_server(port: int = 0) -> Iterator[tuple[subprocess.Popen[str], int]]:
         assert process.stdout is not None
         line = process.stdout.readline()
         assert line.startswith("PORT "), f"the test server did not start: {line!r}"
-        yield process, int(line.split()[1])
+        found = int(line.split()[1])
+        _wait_for_port(found)
+        yield process, found
     finally:
         process.kill()
         process.wait(timeout=10)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def _wait_for_port(port: int, seconds: float = 30.0) -> None:
+    """Wait until the server accepts connections (a loaded machine may take a while)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def url(port: int) -> str:

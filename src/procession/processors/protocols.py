@@ -94,7 +94,9 @@ class ProcessInput(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessInputStep(Protocol):
@@ -122,7 +124,9 @@ class ProcessInputStep(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessLLMRequest(Protocol):
@@ -143,7 +147,9 @@ class ProcessLLMRequest(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessLLMResponse(Protocol):
@@ -168,7 +174,9 @@ class ProcessLLMResponse(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessAPIError(Protocol):
@@ -189,7 +197,9 @@ class ProcessAPIError(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessOutputStream(Protocol):
@@ -208,7 +218,9 @@ class ProcessOutputStream(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessOutputStep(Protocol):
@@ -234,7 +246,9 @@ class ProcessOutputStep(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessToolResult(Protocol):
@@ -260,7 +274,9 @@ class ProcessToolResult(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...
 
 
 class ProcessOutputResult(Protocol):
@@ -279,4 +295,6 @@ class ProcessOutputResult(Protocol):
         tracing_context: TracingContext,
         request_context: RequestContext,
         abort_signal: AbortSignal | None,
-    ) -> Any: ...
+    ) -> Any:
+        """The hook's full signature; a hook declares any subset of these keywords."""
+        ...

@@ -6,7 +6,7 @@
     app = create_app([support, billing])          # an ASGI app (Starlette)
 
 or from the command line: ``procession serve app.py --port 4111``. Needs the ``server``
-extra (Starlette, uvicorn, PyJWT, orjson). See ``docs/server.md``.
+extra (Starlette, uvicorn, httptools, PyJWT, orjson). See ``docs/server.md``.
 """
 
 from procession.server.app import create_app

@@ -10,14 +10,20 @@ from starlette.responses import Response
 from procession.agent import Agent
 from procession.errors import ProcessionError
 from procession.server import mastra_stream, ui_stream
-from procession.server.bodies import ChatBody, ExecutionBody, MemoryOption, parse_body
+from procession.server.bodies import (
+    ChatBody,
+    ExecutionBody,
+    MemoryOption,
+    ToolApprovalBody,
+    parse_body,
+)
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, status_of
 from procession.server.serialize import serialize_agent, serialize_result
 from procession.server.state import ServerState, read_json, state_of
 from procession.server.streaming import ClientGone, StreamResponse, until_disconnect
 
-__all__ = ["chat", "generate", "get_agent", "list_agents", "stream"]
+__all__ = ["chat", "generate", "get_agent", "list_agents", "send_tool_approval", "stream"]
 
 _RESERVED = frozenset({"thread_id", "resource_id"})
 """Request-context keys only the server sets: a client cannot name another resource."""
@@ -155,3 +161,28 @@ async def chat(request: Request) -> StreamResponse:
     run = _start(agent, messages, options | {"release": body.release or "step"})
     encoder = ui_stream.UIStreamEncoder()
     return StreamResponse(run, encoder.encode, encoder.close, ui_stream.HEADERS)
+
+
+async def send_tool_approval(request: Request) -> Response:
+    """``POST /api/agents/{agentId}/send-tool-approval``: approve or decline a tool call the
+    caller's run is waiting on (the agent's ``LocalApprovals``); its stream goes on."""
+    state = state_of(request)
+    state.credential(request)
+    agent = state.agent(request.path_params["agentId"])
+    body = parse_body(ToolApprovalBody, await read_json(request))
+    resource = state.resource(request, body.resourceId)
+    broker = agent.approvals
+    pending = getattr(broker, "pending", None)
+    waiting = [
+        r
+        for r in (pending(body.runId) if callable(pending) else [])
+        if r.tool_call_id == body.toolCallId and r.resource_id == resource
+    ]
+    if not waiting:
+        raise HTTPError(404, "No tool call of yours is waiting for approval with this id")
+    call = waiting[0]
+    if body.approved:
+        broker.approve(call.run_id, call.tool_call_id)  # type: ignore[union-attr]
+    else:
+        broker.decline(call.run_id, call.tool_call_id, body.reason)  # type: ignore[union-attr]
+    return _json({"accepted": True, "runId": call.run_id, "toolCallId": call.tool_call_id})

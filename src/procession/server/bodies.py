@@ -21,6 +21,7 @@ __all__ = [
     "ExecutionBody",
     "UpdateThreadBody",
     "WorkingMemoryBody",
+    "ToolApprovalBody",
     "parse_body",
 ]
 
@@ -158,6 +159,17 @@ class WorkingMemoryBody(_Body):
 
     workingMemory: StrictStr  # noqa: N815
     resourceId: NonEmpty | None = None  # noqa: N815
+
+
+class ToolApprovalBody(_Body):
+    """``POST /api/agents/{agentId}/send-tool-approval``: a decision on a waiting tool call."""
+
+    toolCallId: NonEmpty  # noqa: N815
+    approved: StrictBool
+    reason: StrictStr | None = None
+    runId: NonEmpty | None = None  # noqa: N815
+    resourceId: NonEmpty | None = None  # noqa: N815
+    threadId: NonEmpty | None = None  # noqa: N815
 
 
 class MessageRef(BaseModel):

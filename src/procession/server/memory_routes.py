@@ -51,10 +51,19 @@ AGENT_ONLY = (AGENT,)
 AGENT_RESOURCE = (AGENT, RESOURCE)
 
 
+ORDER_JSON = Param("orderBy", description='JSON {"field": "createdAt", "direction": "ASC"}')
+
+
 def per_page(default: int, maximum: int) -> Param:
-    """The ``perPage`` parameter."""
+    """The ``perPage`` parameter (``false``: one page of the server's page limit)."""
     return Param(
-        "perPage", "integer", "Items per page", minimum=0, maximum=maximum, default=default
+        "perPage",
+        "integer",
+        "Items per page, or false for all",
+        minimum=0,
+        maximum=maximum,
+        default=default,
+        false_means_all=True,
     )
 
 
@@ -66,7 +75,7 @@ def thread_list_params(limits: ServerLimits) -> tuple[Param, ...]:
 
 def message_list_params(limits: ServerLimits) -> tuple[Param, ...]:
     """The query parameters of ``GET /api/memory/threads/{threadId}/messages``."""
-    return (AGENT, RESOURCE, PAGE, per_page(40, limits.max_page_size), DIRECTION)
+    return (AGENT, RESOURCE, PAGE, per_page(40, limits.max_page_size), DIRECTION, ORDER_JSON)
 
 
 def _json(body: Any) -> Response:
@@ -89,7 +98,11 @@ async def _thread(memory: Memory, thread_id: str, resource: str) -> Thread:
     return thread
 
 
-def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], dict[str, Any]]:
+def _page(
+    items: list[Any], page: int, size: int | None, limit: int
+) -> tuple[list[Any], dict[str, Any]]:
+    if size is None:  # perPage=false: everything, as one page of at most the server's limit
+        page, size = 0, limit
     start = page * size
     chunk = items[start : start + size]
     info = {
@@ -99,6 +112,22 @@ def _page(items: list[Any], page: int, size: int) -> tuple[list[Any], dict[str, 
         "hasMore": start + size < len(items),
     }
     return chunk, info
+
+
+def _descending(query: dict[str, Any]) -> bool:
+    """``orderBy[direction]=DESC``, or client-js's ``orderBy={"direction": "DESC"}``."""
+    if query.get("orderBy[direction]") is not None:
+        return bool(query["orderBy[direction]"] == "DESC")
+    raw = query.get("orderBy")
+    if raw is None:
+        return False
+    try:
+        order = json.loads(raw)
+    except ValueError:
+        order = None
+    if not isinstance(order, dict) or order.get("direction", "ASC") not in ("ASC", "DESC"):
+        raise HTTPError.invalid("orderBy", 'must be JSON like {"direction": "DESC"}')
+    return bool(order.get("direction") == "DESC")
 
 
 async def status(request: Request) -> Response:
@@ -135,7 +164,7 @@ async def list_threads(request: Request) -> Response:
     threads = [t for t in threads if all(t.metadata.get(k) == v for k, v in wanted.items())]
     field = "created_at" if query["orderBy[field]"] == "createdAt" else "updated_at"
     threads.sort(key=lambda t: getattr(t, field), reverse=query["orderBy[direction]"] != "ASC")
-    chunk, info = _page(threads, query["page"], query["perPage"])
+    chunk, info = _page(threads, query["page"], query["perPage"], state.limits.max_page_size)
     return _json({"threads": [serialize_thread(t) for t in chunk], **info})
 
 
@@ -192,9 +221,9 @@ async def list_messages(request: Request) -> Response:
     memory = state.memory_for(query["agentId"])
     thread = await _thread(memory, request.path_params["threadId"], resource)
     messages = await memory.list_messages(thread.id, resource_id=resource)
-    if query["orderBy[direction]"] == "DESC":
+    if _descending(query):
         messages.reverse()
-    chunk, info = _page(messages, query["page"], query["perPage"])
+    chunk, info = _page(messages, query["page"], query["perPage"], state.limits.max_page_size)
     return _json(
         {
             "messages": [message_to_dict(m) for m in chunk],

@@ -89,6 +89,9 @@ SCHEMAS: dict[str, Any] = {
         ]
     },
     "UIChunk": _obj(("type",), type=_STR),
+    "ToolApproval": _obj(
+        ("accepted", "runId", "toolCallId"), accepted={"const": True}, runId=_STR, toolCallId=_STR
+    ),
     "MemoryStatus": _obj(("result",), result={"type": "boolean"}),
     "Thread": _THREAD,
     "ThreadList": _obj(("threads", *_PAGE), threads={"type": "array", "items": _THREAD}, **_PAGE),

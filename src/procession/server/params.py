@@ -23,9 +23,15 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     default: Any = None
+    false_means_all: bool = False
+    """An integer parameter that also takes ``false`` (Mastra's ``perPage=false``: no limit),
+    parsed as ``None``."""
 
     def schema(self) -> dict[str, Any]:
         """The parameter's JSON schema."""
+        if self.false_means_all:
+            number = Param(self.name, self.kind, minimum=self.minimum, maximum=self.maximum)
+            return {"anyOf": [number.schema(), {"const": "false"}], "default": self.default}
         out: dict[str, Any] = {"type": self.kind}
         if self.kind == "string":
             out["minLength"] = 1
@@ -42,6 +48,8 @@ class Param:
     def parse(self, raw: str) -> Any:
         """The value of ``raw``; ``HTTPError(422)`` naming the parameter when it is wrong."""
         if self.kind == "integer":
+            if self.false_means_all and raw == "false":
+                return None
             if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
                 raise HTTPError.invalid(self.name, f"must be an integer, got {raw!r}")
             value = int(raw)

@@ -20,6 +20,7 @@ from procession.server.bodies import (
     CreateThreadBody,
     DeleteMessagesBody,
     ExecutionBody,
+    ToolApprovalBody,
     UpdateThreadBody,
     WorkingMemoryBody,
 )
@@ -123,6 +124,17 @@ ROUTES: tuple[RouteSpec, ...] = (
         body=ChatBody,
         response="uiStream",
         errors=_RUN_ERRORS,
+    ),
+    RouteSpec(
+        "POST",
+        "/api/agents/{agentId}/send-tool-approval",
+        agents.send_tool_approval,
+        "sendToolApproval",
+        "Approve or decline a tool call a run of the caller's is waiting on",
+        "Agents",
+        body=ToolApprovalBody,
+        response="ToolApproval",
+        errors=(403, 404, 422),
     ),
     RouteSpec(
         "GET",

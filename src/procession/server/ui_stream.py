@@ -16,6 +16,8 @@ procession chunk                               UI message chunk
 ``tool-call-delta``                            ``tool-input-delta``
 ``tool-call``                                  ``tool-input-available``
 ``tool-result`` / ``tool-error``               ``tool-output-available`` / ``tool-output-error``
+``tool-call-approval``                         ``tool-approval-request`` (``approvalId``: the call)
+``tool-output-denied``                         ``tool-output-denied``
 ``source``, ``file``                           ``source-url`` or ``source-document``, ``file``
 ``data-*``                                     the same ``data-*`` chunk
 ``tripwire``                                   ``data-tripwire`` (as Mastra's AI SDK bridge)
@@ -153,6 +155,12 @@ _SIMPLE: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
     "source": _source,
     "file": _file,
     "step-start": lambda p: {"type": "start-step"},
+    "tool-call-approval": lambda p: {
+        "type": "tool-approval-request",
+        "approvalId": p["toolCallId"],
+        "toolCallId": p["toolCallId"],
+    },
+    "tool-output-denied": lambda p: {"type": "tool-output-denied", "toolCallId": p["toolCallId"]},
 }
 
 

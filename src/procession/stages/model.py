@@ -24,7 +24,7 @@ from procession._state import Attempt, RunState
 from procession.chunks import Chunk, Usage
 from procession.errors import APICallError
 from procession.models._abort import cancel_on_abort
-from procession.models.base import ModelCallOptions, normalize_tool_choice
+from procession.models.base import LanguageModel, ModelCallOptions, normalize_tool_choice
 from procession.models.retry import start_with_retries
 from procession.signals import AbortSignal
 from procession.stages import tools as tool_stage
@@ -60,6 +60,8 @@ async def start_model(
         attempt.raw = []
     if attempt.objects is not None:
         attempt.builder.on_text = _partial_objects(state, attempt)
+    if state.trace is not None:
+        state.trace.begin_model(attempt)
     cached = attempt.cached
     if cached is not None:  # D7: replay instead of calling the model
         attempt.stream = _replay(cached)
@@ -77,15 +79,35 @@ async def start_model(
         response_format=structured.response_format() if structured is not None else None,
         abort_signal=state.signal,
     )
+    state.last_model = f"{step.model.provider}/{step.model.model_id}"
+    journal = runner.config.journal
+    if journal is not None:  # a durable run: the journal makes or replays the call
+        key = f"{state.run_id}:model:{attempt.step_number}:{attempt.retries}"
+        attempt.stream = journal.model_call(key, lambda: _live(step.model, options, max_retries))
+        _set_reader(attempt, None, state.signal)
+        return None
     try:
         started, first = await start_with_retries(step.model, options, max_retries=max_retries)
     except Exception as error:
         return error
     attempt.stream = started.stream
     attempt.request, attempt.warnings = started.request, started.warnings
-    state.last_model = f"{step.model.provider}/{step.model.model_id}"
     _set_reader(attempt, first, state.signal)
     return None
+
+
+async def _live(
+    model: LanguageModel, options: ModelCallOptions, max_retries: int | None
+) -> AsyncIterator[Chunk]:
+    """A model call as one stream of chunks (for a journal to record)."""
+    started, first = await start_with_retries(model, options, max_retries=max_retries)
+    try:
+        if first is not None:
+            yield first
+        async for chunk in started.stream:
+            yield chunk
+    finally:
+        await aclose(started.stream)
 
 
 def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | None) -> None:

@@ -34,7 +34,10 @@ async def persist(state: RunState, config: RunConfig) -> None:
         response=state.message_list.get.response.db(),
         output_processors=tuple(config.output_processors),
     )
-    await memory.commit(turn)
+    if config.journal is None:
+        await memory.commit(turn)
+    else:  # a durable run commits exactly once (D13)
+        await config.journal.once(f"{state.run_id}:commit", lambda: memory.commit(turn))
 
 
 async def record_usage(state: RunState, config: RunConfig) -> None:

@@ -17,11 +17,15 @@ from typing import Any
 from procession._outcomes import Stop
 from procession._runner import HookRunner
 from procession._state import Attempt, RunState
+from procession.approvals import ApprovalRequest
 from procession.chunks import Chunk
+from procession.errors import ConfigurationError
+from procession.journal import ToolOutcome
 from procession.messages.parts import ToolInvocationPart
+from procession.models._abort import cancel_on_abort
 from procession.results import StepResult, ToolCallInfo, ToolResultInfo
 from procession.stages.results import apply_messages
-from procession.tools._tool import ToolContext, ToolWriter
+from procession.tools._tool import Tool, ToolContext, ToolWriter
 
 __all__ = ["provider_tool_result", "run_tools"]
 
@@ -70,10 +74,16 @@ async def run_tools(
     if not calls:
         return
     outcomes: list[tuple[bool, Any]] = [(False, None)] * len(calls)
-    async with aclosing(_run_concurrently(state, runner, attempt, calls, outcomes)) as running:
+    async with aclosing(_ask_approvals(state, runner, attempt, calls, outcomes)) as asking:
+        async for chunk in asking:
+            yield chunk
+    if attempt.stopped():
+        return
+    to_run = [(i, c) for i, c in enumerate(calls) if not isinstance(outcomes[i][1], Denied)]
+    async with aclosing(_run_concurrently(state, runner, attempt, to_run, outcomes)) as running:
         async for chunk in running:
             yield chunk
-    if attempt.outcome is not None:
+    if attempt.stopped():
         return
     for call, (ok, value) in zip(calls, outcomes, strict=True):
         stop = await _report(state, runner, step, call, ok, value)
@@ -84,11 +94,83 @@ async def run_tools(
             yield chunk
 
 
-async def _run_concurrently(
+class Denied:
+    """A tool call its approver declined (``procession.approvals``)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str | None) -> None:
+        self.reason = reason
+
+    def text(self) -> str:
+        """What the model is told instead of the tool's result."""
+        return "The tool call was declined" + (f": {self.reason}" if self.reason else ".")
+
+
+async def _ask_approvals(
     state: RunState,
     runner: HookRunner,
     attempt: Attempt,
     calls: list[ToolCallInfo],
+    outcomes: list[tuple[bool, Any]],
+) -> AsyncGenerator[Chunk, None]:
+    """For each call of a tool that requires approval: ask the client (a chunk that is never
+    held, D31), wait for the broker's decision, and mark a declined call."""
+    for index, call in enumerate(calls):
+        tool = attempt.tools.get(call.tool_name)
+        if tool is None or not tool.requires_approval:
+            continue
+        payload = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args}
+        asking = state.chunk("tool-call-approval", payload)
+        asking.transient = True  # the client must see it now, even in step mode
+        attempt.outcome = await runner.emit(asking)
+        if attempt.outcome is not None:
+            return
+        for chunk in state.emitter.drain():
+            yield chunk
+        approved, reason = await _decision(state, runner, attempt, call)
+        if not approved:
+            outcomes[index] = (False, Denied(reason))
+
+
+async def _decision(
+    state: RunState, runner: HookRunner, attempt: Attempt, call: ToolCallInfo
+) -> ToolOutcome:
+    """The broker's decision on one call (journaled in a durable run): ``(approved, reason)``."""
+    broker = runner.config.approvals
+    if broker is None:
+        raise ConfigurationError(
+            f"tool {call.tool_name!r} requires approval, but the run has no approvals broker: "
+            "pass Agent(approvals=LocalApprovals()) or approvals= to the call"
+        )
+    request = ApprovalRequest(
+        run_id=state.run_id,
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        args=call.args,
+        resource_id=state.request_context.resource_id,
+    )
+
+    async def ask() -> ToolOutcome:
+        if state.signal is None:
+            decision = await broker.decide(request)
+        else:
+            with cancel_on_abort(state.signal):
+                decision = await broker.decide(request)
+        return decision.approved, decision.reason
+
+    journal = runner.config.journal
+    if journal is None:
+        return await ask()
+    key = f"{state.run_id}:approval:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
+    return await journal.tool_call(key, ask)
+
+
+async def _run_concurrently(
+    state: RunState,
+    runner: HookRunner,
+    attempt: Attempt,
+    calls: list[tuple[int, ToolCallInfo]],
     outcomes: list[tuple[bool, Any]],
 ) -> AsyncGenerator[Chunk, None]:
     """Run every call in its own task, streaming the writer chunks they make as they come."""
@@ -96,7 +178,7 @@ async def _run_concurrently(
     wake = emitter.wake = asyncio.Event()
     tasks = [
         asyncio.ensure_future(_run_one(state, runner, attempt, call, index, outcomes))
-        for index, call in enumerate(calls)
+        for index, call in calls
     ]
     remove = state.signal.add_listener(wake.set) if state.signal is not None else None
     try:
@@ -156,10 +238,29 @@ async def _run_one(
         run_id=state.run_id,
     )
     args = attempt.builder.execution_args.get(call.tool_call_id, call.args)
+    span = state.trace.begin_tool(call) if state.trace is not None else None
+    journal = runner.config.journal
     try:
-        outcomes[index] = (True, await tool.execute(args, context))
+        if journal is None:
+            outcomes[index] = await _execute(tool, args, context)
+        else:  # a durable run: a checkpointed call is not made again
+            key = f"{state.run_id}:tool:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
+            outcomes[index] = await journal.tool_call(key, lambda: _execute(tool, args, context))
+        if span is not None and not outcomes[index][0]:
+            from opentelemetry.trace import Status, StatusCode
+
+            span.set_status(Status(StatusCode.ERROR, outcomes[index][1]))
+    finally:
+        if span is not None:
+            span.end()
+
+
+async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, Any]:
+    """A tool's outcome: ``(True, result)``, or ``(False, error text)`` when it raised."""
+    try:
+        return True, await tool.execute(args, context)
     except Exception as error:
-        outcomes[index] = (False, str(error) or type(error).__name__)
+        return False, str(error) or type(error).__name__
 
 
 async def _report(
@@ -176,6 +277,8 @@ async def _report(
         )
         payload["args"] = call.args
         return await runner.emit(state.chunk("tool-result", payload))
+    if isinstance(value, Denied):
+        return await _denied(state, runner, step, call, value)
     error = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "error": value}
     error["args"] = call.args
     processed = await runner.through(state.chunk("tool-error", error))
@@ -194,6 +297,23 @@ async def _report(
     for item in processed:
         runner.deliver(item)
     return None
+
+
+async def _denied(
+    state: RunState, runner: HookRunner, step: StepResult, call: ToolCallInfo, denied: Denied
+) -> Stop | None:
+    """A declined call: ``tool-output-denied`` to the client, the part in ``output-denied``
+    state, and the model told so."""
+    text = denied.text()
+    part = _find_call(state, call.tool_call_id)
+    if part is not None:
+        part.tool_invocation.state = "output-denied"
+        part.tool_invocation.error_text = text
+    step.tool_results.append(
+        ToolResultInfo(call.tool_call_id, call.tool_name, call.args, error=text)
+    )
+    payload = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "reason": denied.reason}
+    return await runner.emit(state.chunk("tool-output-denied", payload))
 
 
 async def _process_tool_result(

@@ -1,5 +1,6 @@
 """Public test doubles and contract kits: tested, and meant for users' own tests."""
 
+from procession.testing.journal import MemoryJournal
 from procession.testing.model_contract import ModelContractReport, check_model
 from procession.testing.recording import HookCall, RecordingProcessor, Trace
 from procession.testing.scripted import (
@@ -18,6 +19,7 @@ from procession.testing.storage_contract import (
 __all__ = [
     "FunctionModel",
     "HookCall",
+    "MemoryJournal",
     "ModelContractReport",
     "RecordingProcessor",
     "Reply",

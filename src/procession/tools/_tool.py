@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from procession.context import RequestContext
     from procession.signals import AbortSignal
 
-__all__ = ["Tool", "ToolContext", "ToolWriter", "Tools", "tool", "to_jsonable", "toolset"]
+__all__ = [
+    "Tool",
+    "ToolContext",
+    "ToolWriter",
+    "Tools",
+    "to_jsonable",
+    "tool",
+    "toolset",
+]
 
 
 class ToolWriter:
@@ -46,7 +54,13 @@ class ToolContext:
     abort_signal: AbortSignal | None = None
     messages: list[Any] = field(default_factory=list)
     run_id: str = ""
-    """The run's id; with ``tool_call_id`` a stable idempotency key for the call."""
+    """The run's id."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """A key that is the same when a durable run executes this call again (the run id
+        and the tool call id): a tool with side effects can use it to do them once."""
+        return f"{self.run_id}:{self.tool_call_id}"
 
 
 ToolFunction: TypeAlias = Callable[..., Any]
@@ -79,6 +93,8 @@ class Tool:
     pass_model: bool = False
     context_parameter: str | None = None
     is_async: bool = False
+    requires_approval: bool = False
+    """Wait for a decision before each call (``procession.approvals``)."""
 
     def definition(self) -> dict[str, Any]:
         """The function-tool definition sent to the model."""
@@ -134,7 +150,7 @@ def to_jsonable(value: Any) -> Any:
 def tool(function: ToolFunction, /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, requires_approval: bool = False
 ) -> Callable[[ToolFunction], Tool]: ...
 def tool(
     function: ToolFunction | None = None,
@@ -142,6 +158,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    requires_approval: bool = False,
 ) -> Tool | Callable[[ToolFunction], Tool]:
     """Make a tool from a typed function (sync or async).
 
@@ -152,7 +169,8 @@ def tool(
     reported with a :class:`ToolDescriptionWarning` and a log line. A single parameter
     annotated with a pydantic model makes that model the schema, and the function receives the
     validated instance. A parameter annotated :class:`ToolContext` receives the tool's context
-    (its ``writer``, the request context...).
+    (its ``writer``, the request context...). ``requires_approval=True`` makes every call wait
+    for a decision from the run's approval broker (``procession.approvals``).
 
     Example::
 
@@ -167,9 +185,20 @@ def tool(
     """
     from procession.tools._build import build_tool
 
-    if function is not None:
-        return build_tool(function, name, description)
-    return lambda f: build_tool(f, name, description)
+    flag: object = requires_approval
+    if type(flag) is not bool:
+        from procession.errors import ConfigurationError
+
+        raise ConfigurationError(
+            f"tool: requires_approval must be True or False, got {requires_approval!r}"
+        )
+
+    def make(f: ToolFunction) -> Tool:
+        built = build_tool(f, name, description)
+        built.requires_approval = requires_approval
+        return built
+
+    return make(function) if function is not None else make
 
 
 Tools: TypeAlias = "Mapping[str, Tool | ToolFunction] | list[Tool | ToolFunction]"

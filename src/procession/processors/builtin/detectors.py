@@ -421,6 +421,11 @@ def _any_prefix(words: Sequence[str]) -> str:
 
 
 def _built_in() -> dict[str, tuple[Detector, ...]]:
+    """Every built-in detector type, by name."""
+    return {**_personal(), **_secrets(), **_network(), "national-id": _national_ids()}
+
+
+def _personal() -> dict[str, tuple[Detector, ...]]:
     card = Detector(
         "credit-card",
         _NO_DIGIT_BEFORE + r"[0-9](?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
@@ -452,6 +457,10 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         phone_validator(),
         min_digits=7,
     )
+    return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}
+
+
+def _secrets() -> dict[str, tuple[Detector, ...]]:
     keys = Detector(
         "api-key",
         f"(?<![{_TOKEN}])(?:{'|'.join(_KEY_SHAPES)})",
@@ -501,6 +510,16 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         continuation=r"[A-Za-z0-9+/=\s]*",
         trigger="-----BEGIN",
     )
+    return {
+        "api-key": (keys, assigned),
+        "aws-key": (aws,),
+        "bearer-token": (bearer,),
+        "jwt": (jwt,),
+        "private-key": (private_key,),
+    }
+
+
+def _network() -> dict[str, tuple[Detector, ...]]:
     url = Detector(
         "url",
         rf"(?<![A-Za-z0-9])(?i:https?://|ftp://|www\.){_URL_CHARS}*[A-Za-z0-9/#=_\-~&%+]",
@@ -553,21 +572,11 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
         _iban,
     )
     return {
-        "credit-card": (card,),
-        "email": (email,),
-        "ssn": (ssn,),
-        "phone": (phone,),
-        "api-key": (keys, assigned),
-        "aws-key": (aws,),
-        "bearer-token": (bearer,),
-        "jwt": (jwt,),
-        "private-key": (private_key,),
         "url": (url,),
         "ip-address": (ipv4, ipv6),
         "uuid": (uuid,),
         "crypto-wallet": wallets,
         "iban": (iban,),
-        "national-id": _national_ids(),
     }
 
 
