@@ -6,7 +6,9 @@
 //   node chat.mjs SPEC_JSON               (or the JSON on standard input)
 //
 // SPEC_JSON: {"api": URL, "headers"?: {...}, "body"?: {...} (extra body fields, e.g. release),
-// "chatId"?: "...", "messages": [UIMessage, ...], "abortAfterChunks"?: N}
+// "chatId"?: "...", "messages": [UIMessage, ...], "abortAfterChunks"?: N, "approve"?: {"url":
+// the send-tool-approval route, "approved": bool, "reason"?: "..."} to answer each
+// tool-approval-request as the page's user would}
 //
 // Output: {"chunks": [every parsed UI message chunk], "snapshots": [the text of the assistant
 // message after each update], "message": the final assistant message, "error": {...} | null
@@ -30,7 +32,27 @@ const messageText = (message) =>
     .map((p) => p.text)
     .join('');
 
-const out = { chunks: [], snapshots: [], message: null, error: null, streamErrors: [], aborted: false };
+const out = {
+  chunks: [],
+  snapshots: [],
+  message: null,
+  error: null,
+  streamErrors: [],
+  aborted: false,
+  approvals: [],
+};
+
+// What a page does when it shows a tool-approval-request and the user decides: POST the
+// decision to the server (docs/server.md, "Tools that need approval") while the stream waits.
+async function approve(chunk) {
+  const { url, headers, ...decision } = spec.approve;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(headers ?? spec.headers ?? {}) },
+    body: JSON.stringify({ toolCallId: chunk.approvalId, ...decision }),
+  });
+  return { status: response.status, body: await response.json() };
+}
 const controller = new AbortController();
 try {
   const stream = await transport.sendMessages({
@@ -42,9 +64,10 @@ try {
   });
   const recorded = stream.pipeThrough(
     new TransformStream({
-      transform(chunk, ctl) {
+      async transform(chunk, ctl) {
         out.chunks.push(chunk);
         if (spec.abortAfterChunks && out.chunks.length >= spec.abortAfterChunks) controller.abort();
+        if (spec.approve && chunk.type === 'tool-approval-request') out.approvals.push(await approve(chunk));
         ctl.enqueue(chunk);
       },
     }),

@@ -12,7 +12,10 @@
 //   agentDetails    {agentId}                          client.getAgent(id).details()
 //   generate        {agentId, messages, options?}      client.getAgent(id).generate(...)
 //   stream          {agentId, messages, options?,      client.getAgent(id).stream(...) read
-//                    abortAfterChunks?}                 with response.processDataStream()
+//                    abortAfterChunks?, approve?}       with response.processDataStream();
+//                                                      approve: {approved, reason?} answers
+//                                                      each tool-call-approval chunk with
+//                                                      agent.sendToolApproval(...)
 //   listThreads     {params}                           client.listMemoryThreads(params)
 //   createThread    {params}                           client.createMemoryThread(params)
 //   getThread       {threadId, agentId}                client.getMemoryThread(...).get()
@@ -37,11 +40,22 @@ async function readStream(c, step) {
     .getAgent(step.agentId)
     .stream(step.messages, { ...(step.options ?? {}), abortSignal: controller.signal });
   const chunks = [];
+  const approvals = [];
   try {
     await response.processDataStream({
       onChunk: async (chunk) => {
         chunks.push(chunk);
         if (step.abortAfterChunks && chunks.length >= step.abortAfterChunks) controller.abort();
+        if (step.approve && chunk.type === 'tool-call-approval') {
+          // answered while the stream stays open, as the run waits for it
+          approvals.push(
+            await c.getAgent(step.agentId).sendToolApproval({
+              toolCallId: chunk.payload.toolCallId,
+              runId: chunk.runId,
+              ...step.approve,
+            }),
+          );
+        }
       },
     });
   } catch (error) {
@@ -54,6 +68,7 @@ async function readStream(c, step) {
     types: chunks.map((c) => c.type),
     text: deltas.join(''),
     chunks,
+    approvals,
     aborted: controller.signal.aborted,
   };
 }

@@ -17,6 +17,8 @@ deltas, through these processors:
 
 ``echo`` has no memory and no processors: a second agent, for listing and routing.
 ``weather`` (no memory) calls its ``get_weather`` tool, then answers from the result.
+``refunds`` (no memory) calls ``refund``, a tool that needs approval: the run waits for the
+caller's decision, then answers with what the tool returned or that it was declined.
 ``slow`` (memory) streams 100 deltas 20 ms apart, so a client can leave in the middle.
 """
 
@@ -26,6 +28,7 @@ import os
 from typing import Any
 
 from procession import Agent, Memory, StreamRedactor, tool
+from procession.approvals import LocalApprovals
 from procession.memory import SQLiteStorage
 from procession.testing import FunctionModel, Reply, ScriptedModel, ToolCallScript
 from tests.server_clients.shared import (
@@ -139,4 +142,34 @@ weather = Agent(
     instructions="You tell the weather.",
     model=FunctionModel(forecast),
     tools=[get_weather],
+)
+
+
+def refund_desk(options: Any) -> Reply:
+    """``refunds``' model: ask for the refund, then report the tool's answer (a result, or
+    the AI SDK's ``execution-denied`` output of a declined call)."""
+    for message in options.prompt:
+        if message.get("role") == "tool":
+            output = message["content"][0]["output"]
+            said = output.get("reason") or "declined" if "denied" in output["type"] else None
+            return Reply(text=[f"Outcome: {said or output.get('value')}"])
+    return Reply(tool_calls=[ToolCallScript("refund", {"amount": 9}, "refund-1")])
+
+
+@tool(requires_approval=True)
+def refund(amount: int) -> str:
+    """Refund an amount to the customer.
+
+    Args:
+        amount: The amount, in euros.
+    """
+    return f"refunded {amount}"
+
+
+refunds = Agent(
+    id="refunds",
+    instructions="You refund orders.",
+    model=FunctionModel(refund_desk),
+    tools=[refund],
+    approvals=LocalApprovals(),
 )

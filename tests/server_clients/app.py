@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from procession.server import APIKey, Auth, JWTAuth, create_app
-from tests.server_clients.agents import echo, slow, support, weather
+from tests.server_clients.agents import echo, refunds, slow, support, weather
 from tests.server_clients.shared import API_KEY, JWT_SECRET
 
 
@@ -23,4 +23,4 @@ def build_auth() -> Auth | None:
     return Auth(api_keys=[APIKey(API_KEY, "alice")], jwt=JWTAuth(secret=JWT_SECRET))
 
 
-app = create_app([support, echo, slow, weather], auth=build_auth())
+app = create_app([support, echo, slow, weather, refunds], auth=build_auth())

@@ -97,6 +97,7 @@ def chat(
     headers: dict[str, str] | None = None,
     abort_after_chunks: int | None = None,
     history: list[dict[str, Any]] | None = None,
+    approve: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Send one user message through ``DefaultChatTransport`` after ``history`` (the chat's
     earlier UI messages, which ``useChat`` sends every time); what the page saw, with the
@@ -110,6 +111,8 @@ def chat(
     }
     if abort_after_chunks is not None:
         spec["abortAfterChunks"] = abort_after_chunks
+    if approve is not None:
+        spec["approve"] = approve
     return {**run_node("chat.mjs", spec), "sent": spec["messages"]}
 
 

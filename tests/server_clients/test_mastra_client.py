@@ -40,7 +40,7 @@ def test_lists_and_describes_every_agent_of_the_module(
         ],
     )
     agents = ok(listed)
-    assert set(agents) == {"support", "echo", "slow", "weather"}
+    assert set(agents) == {"support", "echo", "slow", "weather", "refunds"}
     assert agents["support"]["name"] == "Support"
     support = ok(details)
     assert support["name"] == "Support"

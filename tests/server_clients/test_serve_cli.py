@@ -60,7 +60,7 @@ def test_serves_every_agent_of_the_module(run_node: RunNode, served: Served) -> 
             stream_step("support", "hello"),
         ],
     )
-    assert set(ok(listed)) == {"support", "echo", "slow", "weather"}
+    assert set(ok(listed)) == {"support", "echo", "slow", "weather", "refunds"}
     assert ok(streamed)["text"] == "You said: hello"
 
 
