@@ -19,15 +19,18 @@ Two routes each: Mastra's chunk stream (``POST /api/agents/bench/stream``) and t
 message stream (``POST /chat/bench``). The load generator (``bench/loadgen.py``) is another
 process with its own virtual environment (``bench/.venvs/loadgen``: aiohttp on uvloop); per
 round and route it sends warm-up requests one by one, then starts every request of the batch
-at once. Rounds alternate the servers, so a busy moment of the shared machine does not land
-on one side only; the figures are the medians over the rounds.
+at once. One untimed full batch per server and route comes first (Mastra's first batch runs
+before V8 has optimised it and is several times slower). Rounds alternate the servers, so a
+busy moment of the shared machine does not land on one side only; the figures are the
+medians over the rounds.
 
 Measured per server and route: wall time of the batch, text deltas per second, first-chunk
 latency (request sent to first text delta arriving) p50 and p99, errors (anything but 200 with
 exactly 7 deltas and the end marker), the server's peak RSS (``VmHWM`` of the server process)
 and its CPU time. Then procession's added cost per chunk: the server's CPU seconds for one
-stream of 20,000 deltas, less the CPU seconds of the same stream in process
-(``bench/server_app.py inprocess``), per delta. Prints a table; writes JSON to
+stream of 100,000 deltas (long, as ``/proc`` counts CPU time in 10 ms ticks), less the CPU
+seconds of the same stream in process (``bench/server_app.py inprocess``), per delta. Prints
+a table; writes JSON to
 ``bench/results/bench_server-<time>.json``. Not part of CI or pytest.
 """
 
@@ -395,10 +398,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=None, help="rounds per server and route (3)")
     parser.add_argument("--chunks", type=int, default=7, help="text deltas per stream (7)")
     parser.add_argument(
-        "--long-chunks", type=int, default=20000, help="deltas of the per-chunk stream"
+        "--long-chunks", type=int, default=100_000, help="deltas of the per-chunk stream"
     )
     parser.add_argument(
         "--warmup", type=int, default=50, help="sequential requests before each batch"
+    )
+    parser.add_argument(
+        "--no-warmup-batch",
+        dest="warmup_batch",
+        action="store_false",
+        help="skip the untimed full batch per server and route before the rounds",
     )
     parser.add_argument("--only", default="procession,mastra,bare", help="servers to run")
     parser.add_argument("--routes", default="stream,chat", help="routes to load")
@@ -420,6 +429,19 @@ def main() -> None:
         for server in targets:
             log(f"starting {server.name}")
             server.start()
+        if args.warmup_batch:  # V8 and CPython both run their first full batch slower
+            for server in targets:
+                for route in routes:
+                    log(f"warm-up batch: {server.name} {route}, {concurrency} streams")
+                    load(
+                        loadgen,
+                        server,
+                        route,
+                        agent="bench",
+                        concurrency=concurrency,
+                        deltas=args.chunks,
+                        warmup=args.warmup,
+                    )
         for number in range(rounds):
             for server in targets:
                 for route in routes:

@@ -3,7 +3,7 @@
 ``bench`` streams ``BENCH_CHUNKS`` text deltas (7) through the three processors of Mastra's
 side (``bench/mastra/server/server.mjs``): a pass-through ``process_input``,
 ``process_output_stream`` and ``process_output_step``. ``long`` is the same agent streaming
-``BENCH_LONG_CHUNKS`` deltas (20,000), for the per-chunk cost. The model is the benchmarks'
+``BENCH_LONG_CHUNKS`` deltas (100,000), for the per-chunk cost. The model is the benchmarks'
 scripted model, which keeps nothing per call (``ScriptedModel`` records every call's options).
 
 ``python bench/server_app.py inprocess N`` streams ``long``'s reply in process, with nothing
@@ -25,7 +25,7 @@ from procession_concurrency import NamedIn, NamedStep, NamedStream
 from procession_mastra import BenchModel
 
 CHUNKS = int(os.environ.get("BENCH_CHUNKS", "7"))
-LONG_CHUNKS = int(os.environ.get("BENCH_LONG_CHUNKS", "20000"))
+LONG_CHUNKS = int(os.environ.get("BENCH_LONG_CHUNKS", "100000"))
 
 
 def bench_agent(agent_id: str, chunks: int) -> Agent:
