@@ -1,6 +1,6 @@
 """procession's server against Mastra's own server under the same streaming load, on loopback.
 
-    .venv/bin/python bench/bench_server.py             # 1,000 concurrent streams, 3 rounds
+    .venv/bin/python bench/bench_server.py             # 1,000 concurrent streams, 5 rounds
     .venv/bin/python bench/bench_server.py --quick     # 200 streams, 1 round (a smoke test)
     .venv/bin/python bench/bench_server.py --only procession,bare --routes stream
 
@@ -395,7 +395,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="200 streams, 1 round")
     parser.add_argument("--concurrency", type=int, default=None, help="streams per batch (1000)")
-    parser.add_argument("--rounds", type=int, default=None, help="rounds per server and route (3)")
+    parser.add_argument("--rounds", type=int, default=None, help="rounds per server and route (5)")
     parser.add_argument("--chunks", type=int, default=7, help="text deltas per stream (7)")
     parser.add_argument(
         "--long-chunks", type=int, default=100_000, help="deltas of the per-chunk stream"
@@ -418,7 +418,7 @@ def main() -> None:
     """Start the servers, run the rounds, measure the per-chunk cost, report."""
     args = parse_args()
     concurrency = args.concurrency or (200 if args.quick else 1000)
-    rounds = args.rounds or (1 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 5)
     routes = [r for r in args.routes.split(",") if r]
     loadgen = loadgen_python()
     targets = servers(set(args.only.split(",")), args.chunks, args.long_chunks)
