@@ -33,7 +33,7 @@ def run(code: str) -> dict[str, Any]:
 
 
 def test_the_guide_has_the_examples_this_file_runs() -> None:
-    assert len(BLOCKS) == 4
+    assert len(BLOCKS) == 5
 
 
 def test_a_typed_function_with_a_docstring(capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,3 +98,22 @@ def test_the_mcp_example(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -
     )
     assert "WX-4411" not in repr(model.calls[1].prompt)
     assert os.path.exists("weather_server.py")
+
+
+@pytest.mark.asyncio
+async def test_the_approval_example() -> None:
+    call = Reply(tool_calls=[ToolCallScript("refund", {"order_id": "A-1", "amount": 5}, "c1")])
+    register_model("openai/gpt-5-mini", ScriptedModel([call, Reply(text=["Refunded."])]))
+    try:
+        namespace = run(BLOCKS[4])
+        approvals, agent = namespace["approvals"], namespace["agent"]
+        assert namespace["refund"].requires_approval
+        stream = agent.stream("Refund A-1")
+        async for chunk in stream:
+            if chunk.type == "tool-call-approval":
+                approvals.approve(chunk.run_id, chunk.payload["toolCallId"])
+        result = await stream.result()
+    finally:
+        register_model("openai/gpt-5-mini", None)
+    assert result.tool_results[0].result == "refunded 5 on A-1"
+    assert result.text == "Refunded."

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from procession._checks import (
     check_callable,
+    check_flag,
     check_mapping,
     check_optional_int,
     check_type,
@@ -43,10 +44,10 @@ __all__ = [
     "Release",
     "RunConfig",
     "StepConfig",
+    "check_approvals",
     "check_call",
     "check_instructions",
     "check_lane",
-    "check_approvals",
     "check_lane_spec",
     "resolve_run",
     "seed_messages",
@@ -86,6 +87,7 @@ class CallOptions:
     release: Release
     journal: Journal | None = None
     approvals: ApprovalBroker | None = None
+    inspect: bool = False
 
 
 @dataclass(slots=True, kw_only=True)
@@ -224,6 +226,7 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         release=release,
         journal=_check_journal(options.get("journal")),
         approvals=check_approvals(options.get("approvals")),
+        inspect=check_flag("inspect", options.get("inspect", False)),
     )
 
 

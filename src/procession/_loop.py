@@ -24,6 +24,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from procession._config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
+from procession._inspect import watch_stream_hooks
 from procession._outcomes import (
     CONTINUE,
     FINISH,
@@ -149,6 +150,9 @@ async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunC
     trace = state.trace = start_run_trace(state, agent.name)
     if trace is not None:
         trace.watch(runner.stream)
+    if call.inspect:
+        state.inspect = True
+        watch_stream_hooks(state, runner.stream)
     return config, runner
 
 

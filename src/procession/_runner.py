@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
 from procession._config import RunConfig
+from procession._inspect import hook_note
 from procession._outcomes import Aborted, Blocked, Retry, Stop
 from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
-from procession._tracing import RunTrace
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
 from procession.messages._tracking import EDITS
@@ -268,7 +269,7 @@ class StreamHook(Hook):
         data: Whether it receives ``data-*`` chunks (``process_data_parts``, D9).
     """
 
-    __slots__ = ("call", "data", "parts", "position", "wrap")
+    __slots__ = ("call", "data", "parts", "position", "wraps")
 
     def __init__(self, processor: Any, index: int, static: dict[str, Any], position: int) -> None:
         super().__init__(processor, "process_output_stream", index, static)
@@ -278,9 +279,9 @@ class StreamHook(Hook):
         self.parts: list[Chunk] | None = [] if wants is None or "stream_parts" in wants else None
         static["stream_parts"] = self.parts
         self.data = bool(getattr(processor, "process_data_parts", False))
-        self.wrap: Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]] | None
-        self.wrap = None
-        """Wraps the bound caller (tracing counts what the hook does), or ``None``."""
+        self.wraps: list[Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]]]
+        self.wraps = []
+        """What wraps the bound caller, innermost first (tracing's counts, Studio's view)."""
         self.call: Callable[[Chunk], Any] = self._make_call(0)
 
     def _make_call(self, retry_count: int) -> Callable[[Chunk], Any]:
@@ -290,7 +291,17 @@ class StreamHook(Hook):
         if "abort" in bound:
             kind = "async-checked" if self.is_async else "sync-checked"
         call = _caller(self.function, bound, self.record, kind)
-        return call if self.wrap is None else self.wrap(self, call)
+        for wrap in self.wraps:
+            call = wrap(self, call)
+        return call
+
+    def wrap(
+        self, wrapper: Callable[[StreamHook, Callable[[Chunk], Any]], Callable[[Chunk], Any]]
+    ) -> None:
+        """Wrap the bound caller (kept when a retry rebinds it); only done when asked for, so
+        the plain per-chunk path pays nothing."""
+        self.wraps.append(wrapper)
+        self.call = wrapper(self, self.call)
 
     def set_retry_count(self, count: int) -> None:
         """Rebind after a retry, when the hook declared ``retry_count`` (D5)."""
@@ -388,26 +399,31 @@ class HookRunner:
         before this returns (D27).
         """
         run = self.run
-        if run.trace is not None:
-            return await self._traced(hook, values, run.trace)
+        if run.trace is not None or run.inspect:
+            return await self._observed(hook, values)
         return await self._call(hook, values)
 
-    async def _traced(self, hook: Hook, values: dict[str, Any], trace: RunTrace) -> Any:
-        """:meth:`call` inside the hook's span, which records how the hook ended."""
-        span = trace.begin_hook(hook)
-        writes = self.run.emitter.writes
+    async def _observed(self, hook: Hook, values: dict[str, Any]) -> Any:
+        """:meth:`call` inside the hook's span (tracing) and reported to a viewer (inspect)."""
+        run = self.run
+        trace = run.trace
+        span = trace.begin_hook(hook) if trace is not None else None
+        writes, started = run.emitter.writes, time.perf_counter()
         outcome, error = "error", None
         try:
             result = await self._call(hook, values)
-            outcome = _hook_outcome(result, self.run)
-            if isinstance(result, Blocked):
+            outcome = _hook_outcome(result, run)
+            if trace is not None and span is not None and isinstance(result, Blocked):
                 trace.tripwire_on(span, result.payload)
             return result
         except BaseException as failure:
             error = str(failure)
             raise
         finally:
-            trace.end_hook(span, outcome, self.run.emitter.writes - writes, error)
+            if trace is not None and span is not None:
+                trace.end_hook(span, outcome, run.emitter.writes - writes, error)
+            if run.inspect:
+                hook_note(run, hook, outcome, started)
 
     async def _call(self, hook: Hook, values: dict[str, Any]) -> Any:
         run = self.run

@@ -105,6 +105,7 @@ class RunState:
         "agent_id",
         "api_retries",
         "emitter",
+        "inspect",
         "last_model",
         "message_list",
         "processor_retries",
@@ -145,6 +146,8 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
+        self.inspect = False
+        """Whether a viewer gets notes of what each processor did (``procession._inspect``)."""
         self.trace: RunTrace | None = None
         """The run's spans, when OpenTelemetry is configured (``procession._tracing``)."""
         self.last_model: str | None = None

@@ -193,8 +193,7 @@ class RunTrace:
         """Count what the run's stream hooks do, for their per-step spans."""
         self.stream_hooks = hooks
         for hook in hooks:
-            hook.wrap = self.count_stream
-            hook.call = self.count_stream(hook, hook.call)
+            hook.wrap(self.count_stream)
 
     def count_stream(
         self, hook: StreamHook, call: Callable[[Chunk], Any]

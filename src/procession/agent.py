@@ -269,13 +269,16 @@ class Agent:
         release: Release = "live",
         journal: Journal | None = None,
         approvals: ApprovalBroker | None = None,
+        inspect: bool = False,
     ) -> AgentStream:
         """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
 
         ``release="live"`` sends each chunk as soon as it passed the output lane (a rejected
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
-        (D31). A ``journal`` makes the run durable (``procession.journal``): with the same
+        (D31). ``inspect=True`` also sends transient ``data-procession-hook`` chunks saying
+        what each processor did (Studio's view, ``procession._inspect``). A ``journal`` makes
+        the run durable (``procession.journal``): with the same
         ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
         (D35).
         """

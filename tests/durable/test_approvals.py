@@ -39,7 +39,7 @@ async def _run(agent: Agent, decide: Any, **options: Any) -> tuple[list[Chunk], 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("release", ["live", "step"])
 async def test_an_approved_call_runs(release: str) -> None:
-    approvals, ran = LocalApprovals(), []
+    approvals, ran = LocalApprovals(), list[int]()
     agent = _agent(approvals, ran)
     chunks, result = await _run(
         agent,
@@ -55,7 +55,7 @@ async def test_an_approved_call_runs(release: str) -> None:
 
 @pytest.mark.asyncio
 async def test_a_declined_call_does_not_run_and_the_model_is_told() -> None:
-    approvals, ran = LocalApprovals(), []
+    approvals, ran = LocalApprovals(), list[int]()
     agent = _agent(approvals, ran)
     chunks, result = await _run(
         agent, lambda c: approvals.decline(c.run_id, c.payload["toolCallId"], "too much")
@@ -70,7 +70,7 @@ async def test_a_declined_call_does_not_run_and_the_model_is_told() -> None:
 
 @pytest.mark.asyncio
 async def test_a_durable_run_does_not_ask_again_for_a_recorded_decision() -> None:
-    approvals, ran, journal = LocalApprovals(), [], MemoryJournal()
+    approvals, ran, journal = LocalApprovals(), list[int](), MemoryJournal()
     ids = {"run_id": "r-1", "journal": journal}
     await _run(_agent(approvals, ran), lambda c: approvals.approve(c.run_id, "c1"), **ids)
     asked: list[Chunk] = []
@@ -88,7 +88,7 @@ async def test_without_a_broker_the_run_fails_clearly() -> None:
 
 @pytest.mark.asyncio
 async def test_a_decision_given_before_the_run_asks_is_kept() -> None:
-    approvals, ran = LocalApprovals(), []
+    approvals, ran = LocalApprovals(), list[int]()
     approvals.approve("early", "c1")
     result = await _agent(approvals, ran).generate("Refund me", run_id="early")
     assert ran == [9]
@@ -98,7 +98,7 @@ async def test_a_decision_given_before_the_run_asks_is_kept() -> None:
 
 @pytest.mark.asyncio
 async def test_a_waiting_run_is_listed_until_decided() -> None:
-    approvals, ran = LocalApprovals(), []
+    approvals, ran = LocalApprovals(), list[int]()
     task = asyncio.ensure_future(_agent(approvals, ran).generate("Refund me", run_id="w"))
     for _ in range(100):
         if approvals.pending("w"):
