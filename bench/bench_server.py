@@ -37,6 +37,7 @@ a table; writes JSON to
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.metadata
 import json
 import os
@@ -429,35 +430,23 @@ def main() -> None:
         for server in targets:
             log(f"starting {server.name}")
             server.start()
-        if args.warmup_batch:  # V8 and CPython both run their first full batch slower
+        batch = functools.partial(
+            load,
+            loadgen,
+            agent="bench",
+            concurrency=concurrency,
+            deltas=args.chunks,
+            warmup=args.warmup,
+        )
+        labels = ["warm-up"] if args.warmup_batch else []  # V8 and CPython start slower
+        labels += [f"round {n + 1}/{rounds}" for n in range(rounds)]
+        for label in labels:
             for server in targets:
                 for route in routes:
-                    log(f"warm-up batch: {server.name} {route}, {concurrency} streams")
-                    load(
-                        loadgen,
-                        server,
-                        route,
-                        agent="bench",
-                        concurrency=concurrency,
-                        deltas=args.chunks,
-                        warmup=args.warmup,
-                    )
-        for number in range(rounds):
-            for server in targets:
-                for route in routes:
-                    log(
-                        f"round {number + 1}/{rounds}: {server.name} {route}, {concurrency} streams"
-                    )
-                    batch = load(
-                        loadgen,
-                        server,
-                        route,
-                        agent="bench",
-                        concurrency=concurrency,
-                        deltas=args.chunks,
-                        warmup=args.warmup,
-                    )
-                    raw.setdefault(f"{server.name}/{route}", []).append(batch)
+                    log(f"{label}: {server.name} {route}, {concurrency} streams")
+                    measured = batch(server, route)
+                    if label != "warm-up":
+                        raw.setdefault(f"{server.name}/{route}", []).append(measured)
         peaks = {server.name: round(server.peak_rss_mib(), 1) for server in targets}
         for server in targets:
             if server.name == "procession":

@@ -68,6 +68,11 @@ def generate_step(agent_id: str, text: str, **options: Any) -> dict[str, Any]:
     return {**step, "op": "generate"}
 
 
+def chunks_of(streamed: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    """The chunks of one type that ``processDataStream`` handed over (a ``stream`` step's value)."""
+    return [c for c in streamed["chunks"] if c["type"] == kind]
+
+
 def ok(result: dict[str, Any]) -> Any:
     """The value of a step that must have succeeded."""
     assert "error" not in result, result["error"]

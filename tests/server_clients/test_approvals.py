@@ -8,13 +8,16 @@ from typing import Any
 
 import pytest
 
-from tests.server_clients.clients import chat, mastra, ok, page_text, parts, stream_step
+from tests.server_clients.clients import (
+    chat,
+    chunks_of,
+    mastra,
+    ok,
+    page_text,
+    parts,
+    stream_step,
+)
 from tests.server_clients.servers import RunNode, Served
-
-
-def chunks_of(streamed: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    """The chunks of one type that ``processDataStream`` handed over."""
-    return [c for c in streamed["chunks"] if c["type"] == kind]
 
 
 def decided(

@@ -6,9 +6,8 @@ the chunks ``processDataStream()`` hands over, the thread objects), not on bytes
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.server_clients.clients import (
+    chunks_of,
     failed,
     generate_step,
     mastra,
@@ -20,11 +19,6 @@ from tests.server_clients.clients import (
 from tests.server_clients.servers import RunNode, Served
 
 CARD = "4111 1111 1111 1111"
-
-
-def chunks_of(streamed: dict[str, Any], kind: str) -> list[dict[str, Any]]:
-    """The chunks of one type that ``processDataStream`` handed over."""
-    return [c for c in streamed["chunks"] if c["type"] == kind]
 
 
 def test_lists_and_describes_every_agent_of_the_module(
