@@ -38,4 +38,10 @@ if [ "$status" -eq 0 ] && [ -z "${PROCESSION_SKIP_FLOORS:-}" ]; then
   echo "== provider tests on the oldest SDK versions the extras allow (scripts/floors.sh)"
   bash scripts/floors.sh
 fi
+if [ "$status" -eq 0 ]; then
+  echo "== mkdocs build --strict (a broken link or a missing docstring fails)"
+  site="$(mktemp -d)"
+  trap 'rm -rf "$site"' EXIT
+  NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site"
+fi
 exit "$status"

@@ -7,6 +7,7 @@ but a ``bool`` where a flag is.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ __all__ = [
     "check_int",
     "check_mapping",
     "check_optional_int",
+    "check_seconds",
     "check_type",
     "wrong",
 ]
@@ -38,6 +40,17 @@ def check_int(name: str, value: object, *, minimum: int) -> int:
 def check_optional_int(name: str, value: object, *, minimum: int) -> int | None:
     """``None``, or an int (not a bool) of at least ``minimum``."""
     return None if value is None else check_int(name, value, minimum=minimum)
+
+
+def check_seconds(name: str, value: object, *, minimum: float = 0.0) -> float:
+    """A finite number of seconds (an int or a float, not a bool) of at least ``minimum``."""
+    if (
+        type(value) not in (int, float)
+        or not math.isfinite(value)  # type: ignore[arg-type]
+        or value < minimum  # type: ignore[operator]
+    ):
+        raise wrong(name, value, f"a number of seconds >= {minimum:g}")
+    return float(value)  # type: ignore[arg-type]
 
 
 def check_flag(name: str, value: object) -> bool:

@@ -6,9 +6,9 @@ import asyncio
 import concurrent.futures
 import contextlib
 import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 from procession._checks import check_int, check_mapping, check_optional_int, check_type, wrong
@@ -60,6 +60,12 @@ class AgentStream:
     def run_id(self) -> str:
         """The id of this run (``runId`` on every chunk)."""
         return self._state.run_id
+
+    @property
+    def processor_states(self) -> Mapping[str, dict[str, Any]]:
+        """The run's state dict of each processor, by id (D15), read-only: a durable runner
+        checks at each checkpoint that they are JSON-serialisable."""
+        return MappingProxyType(self._state.states)
 
     @property
     def message_list(self) -> MessageList:

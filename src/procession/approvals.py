@@ -5,7 +5,9 @@ args}``) and asks its :class:`ApprovalBroker` for a decision. Approved, the tool
 it does not: the client gets a ``tool-output-denied`` chunk, the tool's part is stored in state
 ``output-denied``, and the model sees the denial as the tool's error. :class:`LocalApprovals`
 keeps waiting runs in this process (a server's approve and decline routes resolve them); a
-durable runner supplies a broker that waits durably, so any replica can resume the run.
+durable runner supplies a broker that waits durably, so any replica can resume the run
+(``procession.durable.DBOSApprovals``). A server answers decisions through a broker's
+``find(run_id, tool_call_id)``, ``approve`` and ``decline`` (each may be sync or async).
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ class LocalApprovals:
         finally:
             self._waiting.pop(key, None)
             self._requests.pop(key, None)
+
+    def find(self, run_id: str, tool_call_id: str) -> ApprovalRequest | None:
+        """The waiting request of one call, if it is waiting."""
+        return self._requests.get((run_id, tool_call_id))
 
     def pending(self, run_id: str | None = None) -> list[ApprovalRequest]:
         """The calls waiting for a decision (of one run, or of every run)."""

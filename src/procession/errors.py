@@ -47,6 +47,7 @@ __all__ = [
     "ProcessorError",
     "StorageError",
     "StructuredOutputError",
+    "ThreadBusyError",
     "ThreadOwnershipError",
     "ToolError",
     "TripWire",
@@ -265,6 +266,23 @@ class ThreadOwnershipError(StorageError, PermissionError):
         super().__init__(
             f"{kind} {thread_id!r} belongs to resource {owner_resource_id!r}, "
             f"not to resource {resource_id!r}"
+        )
+
+
+class ThreadBusyError(StorageError):
+    """Another turn held the thread for longer than this turn would wait (the server answers
+    409): turns on one thread never interleave, in one process or across replicas.
+
+    Attributes:
+        thread_id: The thread.
+        timeout: How long the turn waited (seconds).
+    """
+
+    def __init__(self, thread_id: str, timeout: float) -> None:
+        self.thread_id = thread_id
+        self.timeout = timeout
+        super().__init__(
+            f"thread {thread_id!r} is busy: another turn held it for more than {timeout:g} s"
         )
 
 

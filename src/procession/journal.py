@@ -7,7 +7,8 @@ when the run is executed again with the same ``run_id``:
 - a **model call**: the journal runs it once and keeps its chunks; run again, it replays them
   (processors see them as they saw the live ones, as for a cached response, D7);
 - a **tool call**: run once; run again, its recorded outcome (result or error) is returned;
-- the **commit** of a completed run to memory: done exactly once (D13).
+- the **commit** of a completed run to memory: done exactly once (D13);
+- a **decision** on a tool that requires approval (``procession.approvals``): asked once.
 
 Everything else the run does (processor hooks, the prompt) is recomputed when the run is
 executed again, so processors must behave the same given the same chunks. A tool whose call
@@ -50,4 +51,11 @@ class Journal(Protocol):
 
     def once(self, key: str, work: Callable[[], Awaitable[None]]) -> Awaitable[None]:
         """Do ``work()`` unless work under ``key`` already completed (the commit, D13)."""
+        ...
+
+    def decision(
+        self, key: str, ask: Callable[[], Awaitable[ToolOutcome]]
+    ) -> Awaitable[ToolOutcome]:
+        """A tool-approval decision ``(approved, reason)``: ``ask()`` the first time, the
+        record afterwards (a journal whose broker waits durably may just ``ask()``)."""
         ...

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from procession.memory.ledger import UsageRecord, UsageTotals, usage_record
     from procession.memory.limits import check_storable
     from procession.memory.memory import Memory
+    from procession.memory.once import commit_once
     from procession.memory.processors import MessageHistory, SemanticRecall, WorkingMemory
     from procession.memory.sqlite import SQLiteStorage
     from procession.memory.storage import (
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         VectorItem,
         WorkingMemoryUpdate,
     )
+    from procession.memory.thread_locks import PostgresThreadLocks, ThreadLocks
 
 _WHERE = {
     "Embedder": "embedding",
@@ -36,12 +38,14 @@ _WHERE = {
     "MemoryScope": "config",
     "MessageHistory": "processors",
     "MiniLMEmbedder": "embedding",
+    "PostgresThreadLocks": "thread_locks",
     "Resource": "storage",
     "SQLiteStorage": "sqlite",
     "SemanticRecall": "processors",
     "SemanticRecallConfig": "config",
     "Storage": "storage",
     "Thread": "storage",
+    "ThreadLocks": "thread_locks",
     "UsageRecord": "ledger",
     "UsageTotals": "ledger",
     "VectorHit": "storage",
@@ -51,6 +55,7 @@ _WHERE = {
     "WorkingMemoryUpdate": "storage",
     "usage_record": "ledger",
     "check_storable": "limits",
+    "commit_once": "once",
 }
 
 __all__ = [
@@ -60,12 +65,14 @@ __all__ = [
     "MemoryScope",
     "MessageHistory",
     "MiniLMEmbedder",
+    "PostgresThreadLocks",
     "Resource",
     "SQLiteStorage",
     "SemanticRecall",
     "SemanticRecallConfig",
     "Storage",
     "Thread",
+    "ThreadLocks",
     "UsageRecord",
     "UsageTotals",
     "VectorHit",
@@ -75,6 +82,7 @@ __all__ = [
     "WorkingMemoryUpdate",
     "usage_record",
     "check_storable",
+    "commit_once",
 ]
 
 

@@ -12,6 +12,7 @@ from procession.memory.embedding import Embedder
 __all__ = ["DEFAULT_TEMPLATE", "MemoryScope", "SemanticRecallConfig", "WorkingMemoryConfig"]
 
 MemoryScope = Literal["thread", "resource"]
+"""Who shares working memory or recall: one ``thread``, or every thread of a ``resource``."""
 
 DEFAULT_TEMPLATE = """# User Information
 - **First Name**:

@@ -41,7 +41,9 @@ __all__ = [
 ]
 
 NUL_PROBLEM = "contains a NUL character (\\x00), which storage cannot hold"
+"""What a refused value with a NUL character is told (D34)."""
 SURROGATE_PROBLEM = "contains a lone surrogate (not valid Unicode), which storage cannot hold"
+"""What a refused value with a lone surrogate is told (D34)."""
 
 _JSON_NUL = "\\u0000"  # how json.dumps writes a NUL character
 _KEY_TYPES = (str, int, float, bool)

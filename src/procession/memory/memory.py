@@ -15,6 +15,7 @@ a run stores into it. A completed run is stored once, after every ``process_outp
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 from collections.abc import Sequence
@@ -37,6 +38,7 @@ from procession.memory.processors import (
     require_ids,
 )
 from procession.memory.storage import Storage, Thread, VectorItem, WorkingMemoryUpdate
+from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, ThreadLocks
 from procession.messages.message import Message
 
 __all__ = ["DEFAULT_DB", "Memory"]
@@ -89,6 +91,7 @@ class Memory:
             path = os.environ.get("PROCESSION_DB") or DEFAULT_DB
             storage = SQLiteStorage(os.path.abspath(path))
         self.storage: Storage = storage
+        self._locks: ThreadLocks | None = None
         self.embedder: Embedder | None = None
         self.history = MessageHistory(storage, last_messages=last_messages)
         self.working = (
@@ -283,6 +286,22 @@ class Memory:
         )
         text = None if value is None else fmt.encode(value)
         await self.storage.set_working_memory(text, resource_id=resource_id, thread_id=target)
+
+    # -- turns -----------------------------------------------------------------------------
+
+    def thread_lock(
+        self, thread_id: str, *, timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``thread_id`` for one turn: the storage's lock (across processes for
+        PostgreSQL), else one in this process. ``ThreadBusyError`` after ``timeout`` seconds
+        (:mod:`procession.memory.thread_locks`)."""
+        lock = getattr(self.storage, "thread_lock", None)
+        if callable(lock):
+            held: contextlib.AbstractAsyncContextManager[None] = lock(thread_id, timeout=timeout)
+            return held
+        if self._locks is None:
+            self._locks = ThreadLocks()
+        return self._locks.hold(thread_id, timeout=timeout)
 
     # -- lifetime --------------------------------------------------------------------------
 

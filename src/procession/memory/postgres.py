@@ -15,6 +15,7 @@ since Debian's PostgreSQL ships without pgvector.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -34,7 +35,9 @@ from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
 from procession.memory.ledger import UsageRecord, UsageTotals
+from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
+from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, PostgresThreadLocks
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
 
@@ -105,6 +108,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX usage_by_thread ON usage_ledger (thread_id, created_at);
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE committed_turns (
+            key text PRIMARY KEY,
+            thread_id text NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+            created_at timestamptz NOT NULL
+        );
+        CREATE INDEX committed_turns_by_thread ON committed_turns (thread_id);
+        """,
+    ),
 )
 """``(version, script)`` pairs, applied in order; never edit one that has shipped."""
 
@@ -128,6 +142,11 @@ ON CONFLICT (id) DO UPDATE SET
     body = excluded.body
 WHERE messages.resource_id = excluded.resource_id AND messages.thread_id = excluded.thread_id
 RETURNING id
+"""
+
+_RECORD_COMMIT = """
+INSERT INTO committed_turns (key, thread_id, created_at) VALUES ($1, $2, now())
+ON CONFLICT (key) DO NOTHING RETURNING true
 """
 
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
@@ -186,6 +205,7 @@ class PostgresStorage:
         self._pool: asyncpg.Pool | None = None
         self._opening = asyncio.Lock()
         self._closed = False
+        self._locks: PostgresThreadLocks | None = None
 
     def __repr__(self) -> str:
         return f"PostgresStorage(schema={self.schema!r})"
@@ -218,9 +238,21 @@ class PostgresStorage:
             raise
         return pool
 
+    def thread_lock(
+        self, thread_id: str, *, timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``thread_id`` for a turn, across every process on this database: a turn
+        waiting longer than ``timeout`` seconds raises ``ThreadBusyError``
+        (:mod:`procession.memory.thread_locks`)."""
+        if self._locks is None:
+            self._locks = PostgresThreadLocks(self.dsn, namespace=self.schema)
+        return self._locks.hold(thread_id, timeout=timeout)
+
     async def close(self) -> None:
         """Close the pool (waiting for connections in use to be released)."""
         self._closed = True
+        if self._locks is not None:
+            await self._locks.close()
         if self._pool is not None:
             await self._pool.close()
             self._pool = None
@@ -351,11 +383,14 @@ class PostgresStorage:
         turn = rec.prepare_turn(thread_id, resource_id, messages, working_memory, vectors)
         columns = [list(column) for column in zip(*turn.messages, strict=True)] or [[]] * 5
         update = turn.working_memory
+        key = current_commit_key()
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             # The upsert locks the thread row: turns on one thread queue up here.
             owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
             _check_owner(thread_id, resource_id, owner)
+            if key is not None and not await conn.fetchval(_RECORD_COMMIT, key, thread_id):
+                return  # this turn was stored already (commit_once)
             saved = await conn.fetch(_UPSERT_MESSAGES, *columns, thread_id, resource_id)
             if len(saved) != len(turn.messages):
                 await _refuse_foreign_messages(conn, turn.ids, thread_id, resource_id)

@@ -12,6 +12,7 @@ wait up to ``busy_timeout`` seconds for each other. The schema is versioned in a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -29,7 +30,9 @@ from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
 from procession.memory.ledger import UsageRecord, UsageTotals
+from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
+from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, ThreadLocks
 from procession.memory.vectors import rank, to_blob
 from procession.messages.message import Message, new_id
 
@@ -100,6 +103,17 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX usage_by_thread ON usage_ledger (thread_id, created_at);
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE committed_turns (
+            key TEXT PRIMARY KEY,
+            thread_id TEXT NOT NULL REFERENCES threads (id) ON DELETE CASCADE,
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX committed_turns_by_thread ON committed_turns (thread_id);
+        """,
+    ),
 )
 """``(version, script)`` pairs, applied in order; never edit one that has shipped."""
 
@@ -139,6 +153,7 @@ class SQLiteStorage:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="procession-sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
+        self._locks = ThreadLocks()
 
     def __repr__(self) -> str:
         return f"SQLiteStorage({self.path!r})"
@@ -176,6 +191,14 @@ class SQLiteStorage:
             raise StorageError(f"{self!r}: cannot open: {error}") from error
         self._conn = conn
         return conn
+
+    def thread_lock(
+        self, thread_id: str, *, timeout: float = DEFAULT_LOCK_TIMEOUT
+    ) -> contextlib.AbstractAsyncContextManager[None]:
+        """Hold ``thread_id`` for a turn in this process (a SQLite file serves one machine):
+        a turn waiting longer than ``timeout`` seconds raises ``ThreadBusyError``
+        (:mod:`procession.memory.thread_locks`)."""
+        return self._locks.hold(thread_id, timeout=timeout)
 
     async def close(self) -> None:
         """Close the connection and stop the worker thread."""
@@ -320,9 +343,12 @@ class SQLiteStorage:
         ]
         update = turn.working_memory
         stamp = rec.to_micros(rec.now())
+        key = current_commit_key()
 
         def work(conn: sqlite3.Connection) -> None:
             _ensure_thread(conn, thread_id, resource_id, stamp)
+            if key is not None and not _record_commit(conn, key, thread_id, stamp):
+                return  # this turn was stored already (commit_once)
             _refuse_foreign_messages(conn, turn.ids, thread_id, resource_id)
             conn.executemany(_UPSERT_MESSAGE, rows)
             if update is not None:
@@ -686,6 +712,16 @@ def _migrate(conn: sqlite3.Connection) -> None:
             "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
             (version, rec.to_micros(rec.now())),
         )
+
+
+def _record_commit(conn: sqlite3.Connection, key: str, thread_id: str, stamp: int) -> bool:
+    """Record a turn's commit key; ``False`` when it was recorded before."""
+    cursor = conn.execute(
+        "INSERT INTO committed_turns (key, thread_id, created_at) VALUES (?, ?, ?)"
+        " ON CONFLICT (key) DO NOTHING",
+        (key, thread_id, stamp),
+    )
+    return cursor.rowcount == 1
 
 
 def _owner(conn: sqlite3.Connection, thread_id: str) -> str | None:

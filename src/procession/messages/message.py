@@ -22,6 +22,7 @@ __all__ = [
 ]
 
 Role: TypeAlias = Literal["user", "assistant", "system", "signal"]
+"""A stored message's role."""
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "signal"))
 
 # Ids are unique per process without a uuid4 call each (uuid4 costs ~2 us): a random

@@ -24,6 +24,8 @@ from procession.messages.parts import TOOL_INVOCATION_STATES, ToolInvocation, To
 __all__ = ["MessageList", "MessageListView", "MessageSource", "Mutation"]
 
 MessageSource: TypeAlias = Literal["input", "response", "memory", "context"]
+"""Where a message in a ``MessageList`` came from: this call's input, the model's response,
+remembered history, or context the caller added."""
 SOURCES: frozenset[str] = frozenset(("input", "response", "memory", "context"))
 TAG_ORDER = ("memory", "user-provided")
 """Tags whose system messages come first among the tagged ones, in this order."""

@@ -42,6 +42,8 @@ ToolInvocationState: TypeAlias = Literal[
     "approval-responded",
     "output-denied",
 ]
+"""The states of a tool invocation part (the AI SDK's): streamed arguments, a call, its result,
+its error, and the approval states."""
 TOOL_INVOCATION_STATES: frozenset[str] = frozenset(
     (
         "partial-call",

@@ -39,8 +39,11 @@ class AnthropicBedrockModel(AnthropicModel):
             ``"us.anthropic.claude-sonnet-4-5-20250929-v1:0"``.
         aws_region: The AWS region; default ``AWS_REGION`` / ``AWS_DEFAULT_REGION`` or the
             profile's region.
-        aws_access_key, aws_secret_key, aws_session_token, aws_profile: Explicit AWS
-            credentials; default the standard AWS credential chain.
+        aws_access_key: An explicit AWS access key id; default the standard AWS credential
+            chain (as for the three below).
+        aws_secret_key: The secret key that goes with ``aws_access_key``.
+        aws_session_token: A session token for temporary credentials.
+        aws_profile: A profile of the shared AWS configuration files.
         api_key: A Bedrock API key (sent as ``Authorization: Bearer``) instead of SigV4;
             default ``AWS_BEARER_TOKEN_BEDROCK``.
         base_url: Another endpoint; default ``ANTHROPIC_BEDROCK_BASE_URL`` or the region's

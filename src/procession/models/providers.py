@@ -40,6 +40,8 @@ BUILTIN_PROVIDERS: dict[str, str] = {
     "google": "procession.models.google:model_from_id",
     "local": "procession.models.local:model_from_id",
 }
+"""Provider name to ``"module:function"`` (or ``"module:function:argument"``): the factory
+the router calls with the model part of an id, imported on first use."""
 
 
 def _lazy(target: str) -> Callable[[str], LanguageModel]:

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_RETRIES = 2
+"""Retries of a transient model error when ``max_retries`` is not set (D14)."""
 MAX_RETRY_AFTER = 60.0
 """A ``Retry-After`` longer than this (seconds) is not waited for: the error is raised."""
 

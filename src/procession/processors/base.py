@@ -43,16 +43,21 @@ MetadataT = TypeVar("MetadataT", default=Any)
 """The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
 
 Lane: TypeAlias = Literal["input", "output", "error"]
+"""The three lanes a processor can sit in (D25)."""
 
 INPUT_HOOKS = ("process_input", "process_input_step", "process_llm_request", "process_llm_response")
+"""The input lane's hooks, in the order a step calls them (D25)."""
 OUTPUT_HOOKS = (
     "process_output_stream",
     "process_output_step",
     "process_tool_result",
     "process_output_result",
 )
+"""The output lane's hooks, in the order a step calls them (D25)."""
 ERROR_HOOKS = ("process_api_error",)
+"""The error lane's one hook (D14, D25)."""
 HOOKS = INPUT_HOOKS + OUTPUT_HOOKS + ERROR_HOOKS
+"""All nine hook names: the input, output and error lanes' in that order."""
 LANE_HOOKS: dict[str, tuple[str, ...]] = {
     "input": INPUT_HOOKS,
     "output": OUTPUT_HOOKS,

@@ -11,7 +11,20 @@ extra (Starlette, uvicorn, httptools, PyJWT, orjson). See ``docs/server.md``.
 
 from procession.server.app import create_app
 from procession.server.auth import APIKey, Auth, JWTAuth
+from procession.server.chunk_log import ChunkLog
 from procession.server.config import CORS, ServerLimits
 from procession.server.run import check_host, serve
+from procession.server.scaling import Scaling
 
-__all__ = ["CORS", "APIKey", "Auth", "JWTAuth", "ServerLimits", "check_host", "create_app", "serve"]
+__all__ = [
+    "CORS",
+    "APIKey",
+    "Auth",
+    "ChunkLog",
+    "JWTAuth",
+    "Scaling",
+    "ServerLimits",
+    "check_host",
+    "create_app",
+    "serve",
+]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from procession.agent import Agent
+from procession.chunks import Chunk
 from procession.errors import ProcessionError
 from procession.server import mastra_stream, ui_stream
 from procession.server.bodies import (
@@ -19,6 +22,7 @@ from procession.server.bodies import (
 )
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, status_of
+from procession.server.scaling import start_resumable, thread_turn
 from procession.server.serialize import serialize_agent, serialize_result
 from procession.server.state import ServerState, read_json, state_of
 from procession.server.streaming import ClientGone, StreamResponse, until_disconnect
@@ -111,11 +115,20 @@ async def _execution(request: Request) -> tuple[Agent, ExecutionBody, dict[str, 
     return agent, body, options
 
 
+async def _turn(agent: Agent, messages: Any, options: dict[str, Any], wait: float) -> Any:
+    """A whole ``generate`` turn, holding its thread (D13; 409 when the thread stays busy)."""
+    async with thread_turn(agent, options, wait):
+        return await agent.generate(messages, **options)
+
+
 async def generate(request: Request) -> Response:
     """``POST /api/agents/{agentId}/generate``: run to the end, answer the full output."""
     agent, body, options = await _execution(request)
+    timeout = state_of(request).scaling.lock_timeout
     try:
-        result = await until_disconnect(request.receive, agent.generate(body.messages, **options))
+        result = await until_disconnect(
+            request.receive, _turn(agent, body.messages, options, timeout)
+        )
     except ClientGone:
         return Response(status_code=499)
     except ProcessionError as exc:
@@ -123,20 +136,62 @@ async def generate(request: Request) -> Response:
     return _json(serialize_result(result))
 
 
-def _start(agent: Agent, messages: Any, options: dict[str, Any]) -> Any:
+async def _respond(
+    request: Request,
+    agent: Agent,
+    messages: Any,
+    options: dict[str, Any],
+    fmt: str,
+    encode: Callable[[Chunk], bytes | None],
+    close: Callable[[], bytes],
+) -> Any:
+    """Start the turn and answer with its stream: followed in the chunk log when streams are
+    resumable, else driven by the request (a disconnect cancels it, D32). Either way the
+    turn holds its thread until it ends (409 when the thread stays busy)."""
+    scaling = state_of(request).scaling
+    headers = mastra_stream.HEADERS if fmt == "mastra" else ui_stream.HEADERS
     try:
-        return agent.stream(messages, **options)
-    except ProcessionError as exc:  # options are checked when the call is made (D35)
+        if scaling.chunk_log is not None:
+            return await start_resumable(
+                scaling.chunk_log,
+                agent,
+                messages,
+                options,
+                resource_id=options["resource_id"],
+                fmt=fmt,
+                encode=encode,
+                close=close,
+                lock_timeout=scaling.lock_timeout,
+            )
+        turn = thread_turn(agent, options, scaling.lock_timeout)
+        await turn.__aenter__()
+        try:
+            run = agent.stream(messages, **options)  # options are checked now (D35)
+        except BaseException:
+            await turn.__aexit__(None, None, None)
+            raise
+    except ProcessionError as exc:
         raise status_of(exc) from None
 
+    async def release() -> None:
+        await turn.__aexit__(None, None, None)
 
-async def stream(request: Request) -> StreamResponse:
+    return StreamResponse(run, encode, close, headers, release)
+
+
+async def stream(request: Request) -> Any:
     """``POST /api/agents/{agentId}/stream``: Mastra's chunk stream (live unless the body
     asks for ``release: "step"``)."""
     agent, body, options = await _execution(request)
-    run = _start(agent, body.messages, options | {"release": body.release or "live"})
-    return StreamResponse(
-        run, mastra_stream.encode_chunk, lambda: mastra_stream.DONE, mastra_stream.HEADERS
+    options |= {"release": body.release or "live"}
+    return await _respond(
+        request,
+        agent,
+        body.messages,
+        options,
+        "mastra",
+        mastra_stream.encode_chunk,
+        lambda: mastra_stream.DONE,
     )
 
 
@@ -149,7 +204,7 @@ def _chat_input(agent: Agent, messages: list[dict[str, Any]]) -> list[dict[str, 
     return messages[last + 1 :] or messages[-1:]
 
 
-async def chat(request: Request) -> StreamResponse:
+async def chat(request: Request) -> Any:
     """``POST /chat/{agentId}``: the AI SDK UI message stream ``useChat`` reads, held per
     step (D31) unless the body asks for ``release: "live"``."""
     state = state_of(request)
@@ -158,9 +213,9 @@ async def chat(request: Request) -> StreamResponse:
     body = parse_body(ChatBody, await read_json(request))
     options = _memory_ids(state, request, agent, body.memory, body, default_thread=body.id)
     messages = _chat_input(agent, body.messages)
-    run = _start(agent, messages, options | {"release": body.release or "step"})
+    options |= {"release": body.release or "step"}
     encoder = ui_stream.UIStreamEncoder()
-    return StreamResponse(run, encoder.encode, encoder.close, ui_stream.HEADERS)
+    return await _respond(request, agent, messages, options, "ui", encoder.encode, encoder.close)
 
 
 async def send_tool_approval(request: Request) -> Response:
@@ -171,18 +226,27 @@ async def send_tool_approval(request: Request) -> Response:
     agent = state.agent(request.path_params["agentId"])
     body = parse_body(ToolApprovalBody, await read_json(request))
     resource = state.resource(request, body.resourceId)
-    broker = agent.approvals
-    pending = getattr(broker, "pending", None)
-    waiting = [
-        r
-        for r in (pending(body.runId) if callable(pending) else [])
-        if r.tool_call_id == body.toolCallId and r.resource_id == resource
-    ]
-    if not waiting:
+    call = await _waiting_call(agent.approvals, body.runId, body.toolCallId)
+    if call is None or call.resource_id != resource:
         raise HTTPError(404, "No tool call of yours is waiting for approval with this id")
-    call = waiting[0]
+    broker: Any = agent.approvals
     if body.approved:
-        broker.approve(call.run_id, call.tool_call_id)  # type: ignore[union-attr]
+        answered = broker.approve(call.run_id, call.tool_call_id)
     else:
-        broker.decline(call.run_id, call.tool_call_id, body.reason)  # type: ignore[union-attr]
+        answered = broker.decline(call.run_id, call.tool_call_id, body.reason)
+    if inspect.isawaitable(answered):  # a durable broker answers through its database
+        await answered
     return _json({"accepted": True, "runId": call.run_id, "toolCallId": call.tool_call_id})
+
+
+async def _waiting_call(broker: Any, run_id: str | None, tool_call_id: str) -> Any:
+    """The request waiting for a decision: the broker's ``find`` (sync or async), or without
+    a run id, the first of its ``pending`` calls with this tool call id."""
+    if broker is None:
+        return None
+    if run_id is not None and callable(getattr(broker, "find", None)):
+        found = broker.find(run_id, tool_call_id)
+        return await found if inspect.isawaitable(found) else found
+    pending = getattr(broker, "pending", None)
+    calls = pending(run_id) if callable(pending) else []
+    return next((c for c in calls if c.tool_call_id == tool_call_id), None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,6 +26,7 @@ from procession.server.errors import HTTPError, error_body, status_of
 from procession.server.limits import BodyLimit
 from procession.server.openapi import openapi_document
 from procession.server.routes import ROUTES
+from procession.server.scaling import RECONNECT_ROUTES, Scaling
 from procession.server.state import ServerState
 
 __all__ = ["create_app"]
@@ -90,6 +91,7 @@ def create_app(
     limits: ServerLimits | None = None,
     cors: CORS | None = None,
     expose_instructions: bool = False,
+    scaling: Scaling | None = None,
 ) -> Starlette:
     """An ASGI app serving ``agents`` (and their memory) as Mastra's server does.
 
@@ -108,6 +110,9 @@ def create_app(
         cors: Cross-origin settings (:class:`CORS`); ``None`` sends no CORS headers.
         expose_instructions: Include each agent's instructions (its system prompt) in the
             agent routes, as Mastra does. Off by default: the prompt is the server's.
+        scaling: Replicas (:class:`~procession.server.scaling.Scaling`): how long a turn
+            waits for its thread (409 after), and resumable streams through a chunk log
+            (``docs/scaling.md``). The app opens and closes the chunk log.
 
     Raises:
         ConfigurationError: an argument of the wrong type (naming it and the value).
@@ -122,8 +127,16 @@ def create_app(
     limits = ServerLimits() if limits is None else limits
     if not isinstance(limits, ServerLimits):
         raise wrong("limits", limits, "a ServerLimits")
+    scaling = Scaling() if scaling is None else scaling
+    if not isinstance(scaling, Scaling):
+        raise wrong("scaling", scaling, "a Scaling")
     state = ServerState(
-        served, memory, auth, limits, check_flag("expose_instructions", expose_instructions)
+        served,
+        memory,
+        auth,
+        limits,
+        check_flag("expose_instructions", expose_instructions),
+        scaling,
     )
     document = openapi_document(
         ROUTES, limits=limits, agent_ids=list(served), auth=auth is not None
@@ -137,6 +150,25 @@ def create_app(
 
     routes = [Route(r.path, r.endpoint, methods=[r.method]) for r in ROUTES]
     routes += [Route("/api/openapi.json", openapi), Route("/health", health)]
+    routes += RECONNECT_ROUTES
+    middleware = _middleware(limits, cors)
+    lifespan = _lifespan(scaling, memory, served)
+    app = Starlette(
+        routes=routes,
+        middleware=middleware,
+        exception_handlers={
+            HTTPError: _http_error,
+            ProcessionError: _procession_error,
+            StarletteHTTPException: _starlette_error,
+            Exception: _unexpected,
+        },
+        lifespan=lifespan,
+    )
+    app.state.procession = state
+    return app
+
+
+def _middleware(limits: ServerLimits, cors: CORS | None) -> list[Middleware]:
     middleware = [Middleware(BodyLimit, max_bytes=limits.max_body_bytes)]
     if cors is not None:
         middleware.insert(
@@ -151,25 +183,27 @@ def create_app(
                 max_age=cors.max_age,
             ),
         )
+    return middleware
+
+
+def _lifespan(
+    scaling: Scaling, memory: Memory | None, served: Mapping[str, Agent]
+) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
+    """Opens the chunk log; closes it and every memory the app serves."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
+        log = scaling.chunk_log
+        if log is not None:
+            await log.open()
+        try:
+            yield
+        finally:
+            if log is not None:
+                await log.close()
         memories = {id(m): m for m in (memory, *(a.memory for a in served.values()))}
         for owned in memories.values():
             if isinstance(owned, Memory):
                 await owned.close()
 
-    app = Starlette(
-        routes=routes,
-        middleware=middleware,
-        exception_handlers={
-            HTTPError: _http_error,
-            ProcessionError: _procession_error,
-            StarletteHTTPException: _starlette_error,
-            Exception: _unexpected,
-        },
-        lifespan=lifespan,
-    )
-    app.state.procession = state
-    return app
+    return lifespan

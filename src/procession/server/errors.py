@@ -15,6 +15,7 @@ from procession.errors import (
     InvalidRecordError,
     MessageError,
     MessageThreadError,
+    ThreadBusyError,
     ThreadOwnershipError,
     UnknownModelError,
 )
@@ -81,7 +82,7 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
     """
     if isinstance(error, ThreadOwnershipError):
         return HTTPError(404, "Thread not found")
-    if isinstance(error, MessageThreadError):
+    if isinstance(error, MessageThreadError | ThreadBusyError):
         return HTTPError(409, str(error))
     if isinstance(error, InvalidRecordError | MessageError):
         where = getattr(error, "path", "") or field

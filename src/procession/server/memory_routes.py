@@ -48,7 +48,9 @@ METADATA = Param("metadata", description="A JSON object: threads whose metadata 
 
 
 AGENT_ONLY = (AGENT,)
+"""The query parameters of a memory route that only names its agent."""
 AGENT_RESOURCE = (AGENT, RESOURCE)
+"""The query parameters of a memory route that names its agent and resource."""
 
 
 ORDER_JSON = Param("orderBy", description='JSON {"field": "createdAt", "direction": "ASC"}')

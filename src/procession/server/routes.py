@@ -251,3 +251,4 @@ ROUTES: tuple[RouteSpec, ...] = (
         errors=(400, 404, 422),
     ),
 )
+"""Every agent and memory route the app serves, with what the OpenAPI document says of it."""

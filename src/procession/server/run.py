@@ -18,6 +18,7 @@ from procession.server.auth import Auth
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "check_host", "is_loopback", "serve"]
 
 DEFAULT_HOST = "127.0.0.1"
+"""Loopback: a server without credentials must not listen elsewhere."""
 DEFAULT_PORT = 4111
 """Mastra's default port."""
 

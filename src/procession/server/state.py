@@ -4,7 +4,7 @@ request's resource."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -15,6 +15,7 @@ from procession.memory.memory import Memory
 from procession.server.auth import Auth
 from procession.server.config import DEFAULT_RESOURCE, ServerLimits
 from procession.server.errors import HTTPError
+from procession.server.scaling import Scaling
 
 __all__ = ["ServerState", "read_json", "state_of"]
 
@@ -28,6 +29,7 @@ class ServerState:
     auth: Auth | None
     limits: ServerLimits
     expose_instructions: bool
+    scaling: Scaling = field(default_factory=Scaling)
 
     def agent(self, agent_id: str) -> Agent:
         """The agent served under ``agent_id``; 404 when there is none."""

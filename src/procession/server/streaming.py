@@ -92,9 +92,10 @@ class StreamResponse:
         encode: The per-chunk encoder: bytes to send, or ``None`` to send nothing.
         close: The stream's last bytes, once the run ended.
         headers: The response headers.
+        finish: Awaited once the run ended (the thread's lock is released there).
     """
 
-    __slots__ = ("close", "encode", "headers", "stream")
+    __slots__ = ("close", "encode", "finish", "headers", "stream")
 
     def __init__(
         self,
@@ -102,7 +103,9 @@ class StreamResponse:
         encode: Callable[[Chunk], bytes | None],
         close: Callable[[], bytes],
         headers: Mapping[str, str],
+        finish: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
+        self.finish = finish
         self.stream = stream
         self.encode = encode
         self.close = close
@@ -116,7 +119,11 @@ class StreamResponse:
         except ClientGone:
             logger.debug("client left; run %s cancelled", self.stream.run_id)
         finally:
-            await self.stream.aclose()
+            try:
+                await self.stream.aclose()
+            finally:
+                if self.finish is not None:
+                    await self.finish()
 
     async def _respond(self, send: Send) -> None:
         chunks = aiter(self.stream)

@@ -43,6 +43,7 @@ from procession.server.encoding import dumps
 __all__ = ["DONE", "HEADERS", "UIStreamEncoder"]
 
 DONE = b"data: [DONE]\n\n"
+"""The event that ends an AI SDK UI message stream."""
 
 HEADERS = {
     "content-type": "text/event-stream; charset=utf-8",
@@ -50,6 +51,7 @@ HEADERS = {
     "x-accel-buffering": "no",
     "x-vercel-ai-ui-message-stream": "v1",
 }
+"""The response headers of an AI SDK UI message stream."""
 
 _FINISH_REASONS = frozenset({"stop", "length", "content-filter", "tool-calls", "error", "other"})
 _TERMINAL = frozenset({"finish", "error", "abort"})

@@ -163,7 +163,7 @@ async def _decision(
     if journal is None:
         return await ask()
     key = f"{state.run_id}:approval:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
-    return await journal.tool_call(key, ask)
+    return await journal.decision(key, ask)
 
 
 async def _run_concurrently(

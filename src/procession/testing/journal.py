@@ -58,6 +58,10 @@ class MemoryJournal:
         self.tools[key] = outcome
         return outcome
 
+    async def decision(self, key: str, ask: Callable[[], Awaitable[ToolOutcome]]) -> ToolOutcome:
+        """The recorded decision of ``key``, or ``ask()``'s, recorded."""
+        return await self.tool_call(key, ask)
+
     async def once(self, key: str, work: Callable[[], Awaitable[None]]) -> None:
         """``work()`` unless ``key`` was done."""
         if key in self.done:

@@ -52,6 +52,7 @@ __all__ = [
 ]
 
 DEFAULT_OLLAMA_BASE_URL = COMPATIBLE_PROVIDERS["ollama"].base_url
+"""Where ``ollama/...`` models are served unless ``OLLAMA_BASE_URL`` says otherwise."""
 
 
 def _openai_env() -> tuple[str, str | None]:

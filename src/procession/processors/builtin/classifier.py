@@ -60,6 +60,8 @@ ClassifyFunction: TypeAlias = Callable[
 ]
 """Any function from text to answers, sync or async."""
 Phase: TypeAlias = Literal["input", "output-stream", "output-result"]
+"""Where a ``Classifier`` is classifying: input messages, the output stream, or the final
+response messages."""
 
 
 @dataclass

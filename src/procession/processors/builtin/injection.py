@@ -68,6 +68,9 @@ logger = logging.getLogger("procession.processors.injection")
 
 InjectionStrategy: TypeAlias = Literal["block", "warn", "filter", "rewrite"]
 INJECTION_STRATEGIES: tuple[str, ...] = ("block", "warn", "filter", "rewrite")
+"""What ``PromptInjectionDetector`` does with a detection: ``block`` (abort), ``warn`` (log
+and pass it on), ``filter`` (drop the message, withhold the tool result) or ``rewrite`` (strip
+the injected text)."""
 _MODES = ("offline", "model", "both")
 WITHHELD = "[withheld: the tool result looked like a prompt injection]"
 """What the model reads instead of a filtered tool result."""

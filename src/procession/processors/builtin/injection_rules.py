@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 Source: TypeAlias = Literal["input", "tool"]
+"""Where a scanned text comes from: an input message or a tool result (rules weigh each)."""
 _Decoder: TypeAlias = Callable[[str], "str | None"]
 
 DETECTION_TYPES: tuple[str, ...] = (

@@ -87,6 +87,7 @@ logger = logging.getLogger("procession.processors.judge")
 T = TypeVar("T")
 
 ErrorStrategy: TypeAlias = Literal["strict", "warn"]
+"""What a failed judge call does: ``strict`` fails closed, ``warn`` logs it and finds nothing."""
 ERROR_STRATEGIES: tuple[ErrorStrategy, ...] = ("strict", "warn")
 """``strict`` (default): a failed judge fails closed; ``warn``: log, treat as nothing found."""
 

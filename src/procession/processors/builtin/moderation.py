@@ -55,6 +55,7 @@ __all__ = ["MODERATION_CATEGORIES", "ModerationProcessor", "ModerationResult"]
 logger = logging.getLogger("procession.processors.moderation")
 
 MODERATION_CATEGORIES = CATEGORIES
+"""The categories ``ModerationProcessor`` checks by default (OpenAI's moderation categories)."""
 _TAIL = 64
 """Characters of earlier deltas kept so a phrase split across chunks is found (offline)."""
 

@@ -211,6 +211,7 @@ INDEX: Final = TriggerIndex(dict(zip(_COMPILED, TRIGGERS, strict=True)), word_st
 """Finds the few entries whose trigger words occur in a text (English triggers begin a
 word in every match of their entry, which the index relies on)."""
 LONGEST_TRIGGER: Final = max(len(word.lstrip("=")) for words in TRIGGERS for word in words)
+"""The length of the longest trigger word: how much earlier streamed text to search again."""
 
 
 def normalise(text: str) -> str:

@@ -41,7 +41,10 @@ __all__ = ["RUN_ENGINE", "STRATEGIES", "RedactingProcessor", "Strategy", "check_
 logger = logging.getLogger("procession.processors")
 
 Strategy = Literal["redact", "block", "warn", "filter"]
+"""What a redacting processor does with a detection: ``redact``, ``block``, ``warn`` or
+``filter`` (see the module doc)."""
 STRATEGIES: tuple[str, ...] = ("redact", "block", "warn", "filter")
+"""Every ``Strategy``, for checking the ``strategy`` argument."""
 
 _TEXT, _REASONING = "text", "reasoning"
 RUN_ENGINE = "engine"

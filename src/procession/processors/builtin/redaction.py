@@ -43,7 +43,10 @@ DEFAULT_HOLD = 256
 """Default bound, in characters, on the text a stream may hold back."""
 
 RedactionMethod = Literal["mask", "hash", "remove", "placeholder"]
+"""How a detection is replaced: ``mask``, ``hash``, ``remove`` or ``placeholder`` (see
+``redact_value``)."""
 REDACTION_METHODS: tuple[str, ...] = ("mask", "hash", "remove", "placeholder")
+"""Every ``RedactionMethod``, for checking the ``redaction_method`` argument."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from procession.processors.builtin.options import check_callable
 __all__ = ["CallbackViolations", "ViolationCallback"]
 
 ViolationCallback = Callable[[ProcessorViolation[Any]], Any]
+"""An ``on_violation`` callback: takes a ``ProcessorViolation``, sync or async (D8)."""
 
 
 class CallbackViolations(Processor):

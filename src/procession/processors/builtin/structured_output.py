@@ -55,6 +55,7 @@ DEFAULT_STRUCTURING_INSTRUCTIONS = (
     "<answer> tags and return only a JSON value matching the schema, using only information "
     "the answer contains."
 )
+"""The structuring model's instructions unless ``instructions=`` replaces them."""
 _OWNER = "StructuredOutputProcessor"
 
 

@@ -225,9 +225,13 @@ class SystemPromptScrubber(RedactingProcessor):
         include_tagged: Also protect tagged system messages (memory context, retry feedback);
             default False: the agent's instructions and caller-provided system messages.
         custom_patterns: Extra hints for the judge (Mastra's ``customPatterns``).
-        error_strategy, instructions: The judge's (``"strict"`` by default: fail closed).
+        error_strategy: What a failed judge does: ``"strict"`` (default: fail closed) or
+            ``"warn"``.
+        instructions: Replace the judge's instructions.
         hold: The most characters held back (``min_length`` must not exceed it).
-        include_redacted_values, on_violation, tool_chunks: As every redacting processor.
+        include_redacted_values: Put the matched text in reports (default False).
+        on_violation: Called once per detection (D8; under ``block`` the abort is the report).
+        tool_chunks: Also cover tool-call arguments, tool results and tool errors.
     """
 
     id = "system-prompt-scrubber"

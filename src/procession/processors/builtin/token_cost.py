@@ -40,6 +40,7 @@ __all__ = ["CostScope", "TokenCostControl", "parse_window"]
 logger = logging.getLogger("procession.processors.token_cost")
 
 CostScope: TypeAlias = Literal["resource", "thread", "run"]
+"""Whose spending ``TokenCostControl`` adds up: the resource's, the thread's or this run's."""
 _SCOPES: tuple[CostScope, ...] = ("resource", "thread", "run")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 _WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")

@@ -50,6 +50,7 @@ __all__ = ["PROMPT_RESERVE", "TokenLimiter", "TrimMode"]
 logger = logging.getLogger("procession.processors.token_limiter")
 
 TrimMode: TypeAlias = Literal["best-fit", "contiguous", "memory-only"]
+"""How ``TokenLimiter`` trims a prompt: ``best-fit``, ``contiguous`` or ``memory-only``."""
 PROMPT_RESERVE = 24
 """Tokens kept free for the provider's own prompt framing."""
 _OWNER = "TokenLimiter"

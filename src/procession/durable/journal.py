@@ -1,0 +1,151 @@
+"""``DBOSJournal``: a run's model calls, tool calls and commit as DBOS steps.
+
+Used inside a DBOS workflow (:mod:`procession.durable.runs` runs each run as one). Every call
+the loop hands the journal (``procession.journal``) is one DBOS step whose name is the
+journal's key, so an execution that makes the calls in another order fails loudly instead of
+replaying the wrong record. Step ids are drawn when the call is made (``DBOS.reserve_step``),
+so tools running in parallel get the same ids every time.
+
+- **Model call**: the step streams the model live — chunks reach the run as they arrive — and
+  its recorded output is the chunks' wire form. Executed again, the step returns the record
+  without calling the model and the chunks are replayed. A call that failed records only
+  that it failed, and is made again (unrecorded) when the run is executed again.
+- **Tool call**: the step's output is the tool's outcome, ``(ok, value)``.
+- **Commit**: the step stores the turn inside :func:`~procession.memory.commit_once`, so a
+  worker dying between the commit and its checkpoint cannot store the turn twice (D13).
+
+Processor state must be JSON-serialisable in a durable run (it is rebuilt by executing the
+run again, and a value JSON cannot hold is a sign it would not be): :func:`check_states`
+raises :class:`~procession.errors.ConfigurationError` naming the processor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from procession.chunks import Chunk
+from procession.errors import ConfigurationError
+from procession.journal import ToolOutcome
+from procession.memory.once import commit_once
+
+if TYPE_CHECKING:
+    from dbos import StepOptions
+
+__all__ = ["DBOSJournal", "check_states"]
+
+_FAILED = "__procession_failed__"
+_DONE = object()
+
+
+def check_states(states: Mapping[str, Any]) -> None:
+    """Raise ``ConfigurationError`` unless every processor's state is JSON-serialisable."""
+    for processor_id, state in states.items():
+        try:
+            json.dumps(state, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ConfigurationError(
+                f"processor {processor_id!r}: its state must be JSON-serialisable in a durable "
+                f"run ({error})"
+            ) from None
+
+
+def _options(key: str) -> StepOptions:
+    # a failing call is the loop's business (retries, process_api_error), not DBOS's
+    return {"name": key, "retries_allowed": False}
+
+
+class DBOSJournal:
+    """A :class:`~procession.journal.Journal` on DBOS steps (see the module docstring).
+
+    Args:
+        states: Returns the run's processor states, checked at every checkpoint
+            (:func:`check_states`); ``None`` checks nothing.
+    """
+
+    def __init__(self, *, states: Callable[[], Mapping[str, Any]] | None = None) -> None:
+        self._states = states
+
+    def _check(self) -> None:
+        if self._states is not None:
+            check_states(self._states())
+
+    async def model_call(
+        self, key: str, start: Callable[[], AsyncIterator[Chunk]]
+    ) -> AsyncIterator[Chunk]:
+        """Stream ``start()`` as a step recording its chunks, or replay the record."""
+        from dbos import DBOS
+
+        self._check()
+        reservation = DBOS.reserve_step()
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        ran = False
+
+        async def body() -> list[dict[str, Any]] | str:
+            nonlocal ran
+            ran = True
+            recorded: list[dict[str, Any]] = []
+            try:
+                async for chunk in start():
+                    recorded.append(chunk.to_dict())
+                    queue.put_nowait(chunk)
+            except Exception as error:  # told to the run; only the failure is recorded
+                queue.put_nowait(error)
+                return _FAILED
+            return recorded
+
+        step = asyncio.ensure_future(reservation.run_async(_options(key), body))
+        step.add_done_callback(lambda _: queue.put_nowait(_DONE))
+        try:
+            while (item := await queue.get()) is not _DONE:
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+            record = step.result()
+            if ran:
+                return
+            if isinstance(record, str):  # failed before: made again, unrecorded
+                async for chunk in start():
+                    yield chunk
+                return
+            for wire in record:
+                yield Chunk.from_dict(wire)
+        finally:
+            if not step.done():
+                step.cancel()
+                await asyncio.gather(step, return_exceptions=True)
+
+    async def tool_call(self, key: str, run: Callable[[], Awaitable[ToolOutcome]]) -> ToolOutcome:
+        """The tool's outcome, as a step."""
+        from dbos import DBOS
+
+        self._check()
+        reservation = DBOS.reserve_step()
+
+        async def body() -> list[Any]:
+            ok, value = await run()
+            return [ok, value]
+
+        ok, value = await reservation.run_async(_options(key), body)
+        return bool(ok), value
+
+    async def decision(self, key: str, ask: Callable[[], Awaitable[ToolOutcome]]) -> ToolOutcome:
+        """A tool-approval decision: the broker's own wait is durable (``DBOSApprovals``
+        waits with DBOS ``recv`` in the workflow, which a step may not), so it is asked as is."""
+        self._check()
+        return await ask()
+
+    async def once(self, key: str, work: Callable[[], Awaitable[None]]) -> None:
+        """``work()`` (the commit) as a step, stored at most once under ``key``."""
+        from dbos import DBOS
+
+        self._check()
+        reservation = DBOS.reserve_step()
+
+        async def body() -> None:
+            with commit_once(key):
+                await work()
+
+        await reservation.run_async(_options(key), body)

@@ -1,0 +1,267 @@
+"""Serving from many replicas: one turn per thread at a time, and resumable streams.
+
+- **Thread lock**: every turn on a thread (``generate``, ``stream``, ``chat``) holds the
+  thread's lock (``memory.thread_lock``: a PostgreSQL advisory lock across replicas) for the
+  whole run; a turn that waited ``Scaling.lock_timeout`` seconds gets 409.
+- **Resumable streams** (``Scaling.chunk_log``): the run executes in a task of its own and
+  its events go to the :class:`~procession.server.chunk_log.ChunkLog`; the response follows
+  the log. A client that loses its connection reconnects to any replica with
+  ``GET /api/agents/{agentId}/stream/{runId}?after=N`` (``N``: the events it received) or,
+  for ``useChat``, ``GET /chat/{agentId}/{chatId}/stream``, and continues from there. A
+  disconnect detaches instead of cancelling (D32); the run is cancelled when nobody
+  re-attached within ``ChunkLog.detach_timeout``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from procession._checks import check_seconds, check_type
+from procession.agent import Agent
+from procession.chunks import Chunk
+from procession.errors import ThreadBusyError
+from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT
+from procession.server import mastra_stream, ui_stream
+from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
+from procession.server.errors import HTTPError, status_of
+from procession.server.streaming import Receive, Send, json_response
+
+__all__ = [
+    "RECONNECT_ROUTES",
+    "ResumableResponse",
+    "Scaling",
+    "reconnect_chat",
+    "reconnect_stream",
+    "start_resumable",
+    "thread_turn",
+]
+
+logger = logging.getLogger("procession.server")
+
+HEADERS = {"mastra": mastra_stream.HEADERS, "ui": ui_stream.HEADERS}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scaling:
+    """How the server behaves beside other replicas.
+
+    Attributes:
+        lock_timeout: How long a turn waits for its thread before the answer is 409
+            (seconds, default 30).
+        chunk_log: Resumable streams: the chunk log shared by the replicas (``None``: a
+            disconnect cancels the run, D32).
+    """
+
+    lock_timeout: float = DEFAULT_LOCK_TIMEOUT
+    chunk_log: ChunkLog | None = None
+
+    def __post_init__(self) -> None:
+        check_seconds("Scaling.lock_timeout", self.lock_timeout)
+        check_type("Scaling.chunk_log", self.chunk_log, ChunkLog)
+
+
+def thread_turn(
+    agent: Agent, options: Mapping[str, Any], timeout: float
+) -> contextlib.AbstractAsyncContextManager[None]:
+    """The lock a turn holds: its thread's, when the agent's memory has threads."""
+    thread = options.get("thread_id")
+    lock = getattr(agent.memory, "thread_lock", None)
+    if not isinstance(thread, str) or not callable(lock):
+        return contextlib.nullcontext()
+    held: contextlib.AbstractAsyncContextManager[None] = lock(thread, timeout=timeout)
+    return held
+
+
+async def _produce(
+    run: LiveRun,
+    log: ChunkLog,
+    start: Callable[[], Any],
+    encode: Callable[[Chunk], bytes | None],
+    close: Callable[[], bytes],
+    turn: contextlib.AbstractAsyncContextManager[None],
+    admitted: asyncio.Future[None],
+) -> None:
+    """Execute the run, appending its events to the log (the hot path: encode, append)."""
+    try:
+        async with turn:
+            admitted.set_result(None)
+            stream = start()
+            async with stream:
+                first = True
+                async for chunk in stream:
+                    if first and chunk.type == "error":  # answered as a JSON error instead
+                        error = (await stream.result()).error
+                        run.failure = status_of(error) if error else HTTPError(500, "failed")
+                        return
+                    first = False
+                    frame = encode(chunk)
+                    if frame is not None:
+                        run.append(frame)
+                        log.touch(run)
+            run.append(close())
+    except Exception as error:
+        if admitted.done():
+            logger.exception("run %s failed", run.info.run_id)
+        else:  # ThreadBusyError: the request answers 409
+            admitted.set_exception(error)
+    finally:
+        if not admitted.done():
+            admitted.cancel()
+        log.end(run)
+
+
+class ResumableResponse:
+    """The answer to a resumable stream: the run's events from ``after`` on, followed in the
+    log; a disconnect only stops following."""
+
+    __slots__ = ("after", "headers", "log", "run_id")
+
+    def __init__(self, log: ChunkLog, run_id: str, after: int, headers: Mapping[str, str]) -> None:
+        self.log = log
+        self.run_id = run_id
+        self.after = after
+        raw = {**headers, "x-procession-run-id": run_id}
+        self.headers = [(k.encode(), v.encode()) for k, v in raw.items()]
+
+    async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
+        """Follow the log until the run ended or the client left."""
+        follow = asyncio.ensure_future(self._respond(send))
+        leave = asyncio.ensure_future(_disconnected(receive))
+        try:
+            await asyncio.wait({follow, leave}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (follow, leave):
+                task.cancel()
+            await asyncio.gather(follow, leave, return_exceptions=True)
+        if follow.done() and not follow.cancelled() and follow.exception() is not None:
+            raise follow.exception()  # type: ignore[misc]
+
+    async def _respond(self, send: Send) -> None:
+        live = self.log.live.get(self.run_id)
+        start = {"type": "http.response.start", "status": 200, "headers": self.headers}
+        started = False
+        async with contextlib.aclosing(self.log.follow(self.run_id, self.after)) as frames:
+            async for batch in frames:
+                if not started:
+                    await send(start)
+                    started = True
+                body = b"".join(batch)
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+        if not started:
+            failure = live.failure if live is not None else None
+            if failure is not None:
+                await json_response(send, failure.status, failure.body(), failure.headers)
+                return
+            await send(start)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def start_resumable(
+    log: ChunkLog,
+    agent: Agent,
+    messages: Any,
+    options: dict[str, Any],
+    *,
+    resource_id: str,
+    fmt: str,
+    encode: Callable[[Chunk], bytes | None],
+    close: Callable[[], bytes],
+    lock_timeout: float,
+) -> ResumableResponse:
+    """Start a run whose events go to the log, and answer by following it (409 when its
+    thread stays busy)."""
+    run_id = options.get("run_id") or f"run_{uuid.uuid4().hex}"
+    options = {**options, "run_id": run_id}
+    stream = agent.stream(messages, **options)  # options checked now (D35)
+    info = RunInfo(run_id, agent.id, resource_id, options.get("thread_id"), fmt, "running")
+    run = await log.begin(info)
+    admitted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    turn = thread_turn(agent, options, lock_timeout)
+    run.task = asyncio.create_task(
+        _produce(run, log, lambda: stream, encode, close, turn, admitted)
+    )
+    try:
+        await admitted
+    except ThreadBusyError as error:
+        raise status_of(error) from None
+    return ResumableResponse(log, run_id, 0, HEADERS[fmt])
+
+
+async def _reconnect_stream(request: Request) -> ResumableResponse:
+    log, resource = _log_of(request)
+    return await reconnect_stream(request, log, resource)
+
+
+async def _reconnect_chat(request: Request) -> ResumableResponse | Response:
+    log, resource = _log_of(request)
+    return await reconnect_chat(request, log, resource)
+
+
+def _log_of(request: Request) -> tuple[ChunkLog, str]:
+    from procession.server.state import state_of
+
+    state = state_of(request)
+    resource = state.resource(request, request.query_params.get("resourceId"))
+    if state.scaling.chunk_log is None:
+        raise HTTPError(404, "Resumable streams are not enabled on this server")
+    return state.scaling.chunk_log, resource
+
+
+RECONNECT_ROUTES = [
+    Route("/api/agents/{agentId}/stream/{runId}", _reconnect_stream, methods=["GET"]),
+    Route("/chat/{agentId}/{chatId}/stream", _reconnect_chat, methods=["GET"]),
+]
+"""Where a client reconnects to a resumable stream (on any replica)."""
+
+
+async def _readable(log: ChunkLog, run_id: str, resource: str) -> RunInfo:
+    info = await log.info(run_id)
+    if info is None or info.resource_id != resource:
+        raise HTTPError(404, f"Run {run_id} not found")
+    return info
+
+
+def _after(request: Request) -> int:
+    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
+    if not raw.isdigit():
+        raise HTTPError.invalid("after", "the number of events already received")
+    return int(raw)
+
+
+async def reconnect_stream(request: Request, log: ChunkLog, resource: str) -> ResumableResponse:
+    """``GET /api/agents/{agentId}/stream/{runId}?after=N``: the run's events from ``N``."""
+    info = await _readable(log, request.path_params["runId"], resource)
+    if info.agent_id != request.path_params["agentId"]:
+        raise HTTPError(404, f"Run {info.run_id} not found")
+    return ResumableResponse(log, info.run_id, _after(request), HEADERS[info.format])
+
+
+async def reconnect_chat(
+    request: Request, log: ChunkLog, resource: str
+) -> ResumableResponse | Response:
+    """``GET /chat/{agentId}/{chatId}/stream``: the AI SDK's reconnect — the chat's active
+    run from the start (or ``after``), 204 when there is none."""
+    info = await log.latest_on_thread(request.path_params["chatId"])
+    if (
+        info is None
+        or info.resource_id != resource
+        or info.agent_id != request.path_params["agentId"]
+        or info.status != "running"
+    ):
+        return Response(status_code=204)
+    return ResumableResponse(log, info.run_id, _after(request), HEADERS[info.format])
