@@ -24,6 +24,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import asyncpg
 
+from procession._sql import postgres_migrate
 from procession.errors import (
     ConfigurationError,
     MessageThreadError,
@@ -720,20 +721,7 @@ class PostgresStorage:
 
 async def _migrate(conn: Conn, schema: str) -> None:
     """Apply missing migrations, one process at a time (advisory lock per schema)."""
-    async with conn.transaction():
-        await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"procession:{schema}")
-        if not await conn.fetchval("SELECT 1 FROM pg_namespace WHERE nspname = $1", schema):
-            await conn.execute(f'CREATE SCHEMA "{schema}"')
-        if await conn.fetchval("SELECT to_regclass('schema_migrations')") is None:
-            await conn.execute(
-                "CREATE TABLE schema_migrations"
-                " (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-            )
-        applied = {r[0] for r in await conn.fetch("SELECT version FROM schema_migrations")}
-        for version, script in MIGRATIONS:
-            if version not in applied:
-                await conn.execute(script)
-                await conn.execute("INSERT INTO schema_migrations (version) VALUES ($1)", version)
+    await postgres_migrate(conn, schema, MIGRATIONS)
 
 
 async def _owner(conn: Conn, thread_id: str, *, lock: bool = False) -> str | None:

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, TypeVar
 
+from procession._sql import sqlite_migrate, sqlite_open, sqlite_transaction
 from procession.errors import (
     ConfigurationError,
     MessageThreadError,
@@ -169,7 +170,7 @@ class SQLiteStorage:
 
     async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``work`` on the worker thread inside one write transaction."""
-        return await self._run(lambda conn: _transaction(conn, work))
+        return await self._run(lambda conn: sqlite_transaction(conn, work))
 
     def _on_worker(self, work: Callable[[sqlite3.Connection], T]) -> T:
         conn = self._conn if self._conn is not None else self._open()
@@ -179,16 +180,7 @@ class SQLiteStorage:
             raise StorageError(f"{self!r}: {error}") from error
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
-            if self.path != ":memory:":
-                conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            _transaction(conn, _migrate)
-        except sqlite3.Error as error:
-            raise StorageError(f"{self!r}: cannot open: {error}") from error
+        conn = sqlite_open(self.path, self._busy_ms, _migrate, owner=repr(self))
         self._conn = conn
         return conn
 
@@ -685,33 +677,8 @@ class SQLiteStorage:
 # -- helpers that run on the worker thread --------------------------------------------------
 
 
-def _transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> T:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        result = work(conn)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-    return result
-
-
 def _migrate(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations"
-        " (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)"
-    )
-    applied = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-    for version, script in MIGRATIONS:
-        if version in applied:
-            continue
-        for statement in script.split(";"):
-            if statement.strip():
-                conn.execute(statement)
-        conn.execute(
-            "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-            (version, rec.to_micros(rec.now())),
-        )
+    sqlite_migrate(conn, MIGRATIONS)
 
 
 def _record_commit(conn: sqlite3.Connection, key: str, thread_id: str, stamp: int) -> bool:
