@@ -102,7 +102,14 @@ def instructions(kind: str, src: Path) -> int:
     cancelled). The workloads themselves are this tree's ``bench/`` scripts either way."""
     counts = []
     for reps in (1, 3):
-        env = {**os.environ, "PYTHONPATH": str(src), "PYTHONHASHSEED": "0"}
+        # no .pyc written: a file edited between the two runs would otherwise be compiled in
+        # one of them only
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(src),
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         done = subprocess.run(
             [
                 "valgrind",

@@ -56,6 +56,7 @@ ENTRY_MODULES = (
     "procession.testing",
     "procession.server",
     "procession.durable",
+    "procession.tracing",
 )
 """The modules users import from, in the order the index lists them; a name already listed
 for an earlier module (the same object) is not repeated."""

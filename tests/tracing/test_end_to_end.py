@@ -56,6 +56,7 @@ async def test_the_span_tree_of_a_run_with_a_tool_a_redaction_a_retry_and_a_trip
         "    process_output_step not-too-short [outcome=kept]",
         "  process_output_result stream-redactor [outcome=kept]",
         "  process_output_result audit [outcome=tripwire]",
+        "    ! procession.tripwire audit: A card number reached the answer",
     ]
 
 

@@ -24,9 +24,12 @@ def _events(exporter: InMemorySpanExporter, name: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.skip(reason="needs loop: a procession.tripwire event on the hook span that aborted")
+@pytest.mark.skip(
+    reason="needs loop: a procession.tripwire event (retry=True) on the hook span that asked "
+    "for a retry"
+)
 @pytest.mark.asyncio
-async def test_the_hook_that_aborts_carries_the_tripwire_event(
+async def test_the_hook_that_asks_for_a_retry_carries_the_tripwire_event(
     exporter: InMemorySpanExporter,
 ) -> None:
     await support_agent(*SCRIPT).generate("Where is order A-1001?")
