@@ -81,13 +81,39 @@ SCRIPT = (
 )
 
 
+class Scenario:
+    """The support agent's model: every run that starts with :data:`FIRST` plays
+    :data:`SCRIPT` from its beginning; any other run gets what follows (:data:`CLEAN`), so
+    tests sharing one server do not depend on their order."""
+
+    def __init__(self) -> None:
+        self.script = ScriptedModel(list(SCRIPT), repeat_last=True)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.script, name)
+
+    async def do_stream(self, options: Any) -> Any:
+        """Restart the script on :data:`FIRST`, then answer from it."""
+        last = options.prompt[-1]
+        if last["role"] == "user" and _text(last) == FIRST:
+            self.script = ScriptedModel(list(SCRIPT), repeat_last=True)
+        return await self.script.do_stream(options)
+
+
+def _text(message: dict[str, Any]) -> str:
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if part.get("type") == "text")
+
+
 def support_agent(memory: Memory) -> Agent:
     """The agent with a redaction, a retry, a data chunk and a tripwire on its first run."""
     return Agent(
         id="support",
         name="Support",
         description="Answers questions about orders.",
-        model=ScriptedModel(list(SCRIPT), repeat_last=True),
+        model=Scenario(),
         tools=[lookup_order],
         memory=memory,
         input_processors=[NoSecrets()],

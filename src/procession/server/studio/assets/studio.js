@@ -359,7 +359,7 @@ class Turn {
 
   startStep() {
     const root = el("div", "step");
-    const label = this.attempt ? `step ${this.stepNumber} · attempt ${this.attempt + 1}` : `step ${this.stepNumber}`;
+    const label = this.attempt ? `step ${this.stepNumber} · retry ${this.attempt}` : `step ${this.stepNumber}`;
     root.append(el("div", "step-label", label));
     const body = el("div", "step-body");
     const notes = el("div", "notes");
@@ -618,7 +618,8 @@ function spanRow(span, hook, total) {
   name.append(document.createTextNode(span.name));
   const attributes = span.attributes;
   const outcome = hook ? hook.outcome : attributes["procession.step.outcome"] || attributes["procession.run.outcome"];
-  if (kind === "step") name.append(document.createTextNode(` · attempt ${attributes["procession.step.attempt"] || 0}`));
+  const attempt = attributes["procession.step.attempt"] || 0;
+  if (kind === "step" && attempt) name.append(document.createTextNode(` · retry ${attempt}`));
   if (outcome) {
     name.append(document.createTextNode(" "));
     name.append(el("span", `outcome ${outcome}`, outcome));
