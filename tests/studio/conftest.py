@@ -42,9 +42,12 @@ class Served:
     memory: Memory
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright (``scripts/test.sh`` installs it when missing)."""
+    """Debian's Chromium under Playwright (``scripts/test.sh`` installs it when missing).
+
+    Per module, not per session: while the synchronous Playwright runs, its event loop counts
+    as running in the main thread, so a later test's ``asyncio.run`` would fail."""
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright

@@ -88,10 +88,16 @@ def test_a_run_s_timeline_shows_every_hook_call_with_its_outcome(page: Any, stud
 
 def test_a_thread_opens_with_its_stored_messages(page: Any, studio: Served) -> None:
     page.goto(f"{studio.url}/studio#agent=support")
+    expect(page.locator("#thread")).not_to_have_value("")  # the page has booted
     thread = page.input_value("#thread")
     _send(page, SECOND)
     page.click('.tabs [data-tab="threads"]')
     item = page.locator(f'#threads li[data-thread="{thread}"]')
+    for _ in range(50):  # memory may finish storing the turn just after its stream ended
+        if item.count():
+            break
+        page.wait_for_timeout(100)
+        page.click("#refresh-threads")
     item.click()
     expect(item).to_have_attribute("aria-current", "true")
     messages = page.locator("#messages .stored")
@@ -105,6 +111,7 @@ def test_an_agent_without_memory_keeps_the_conversation_in_the_page(
     page: Any, studio: Served
 ) -> None:
     page.goto(f"{studio.url}/studio#agent=echo")
+    expect(page.locator("#agent-head h1")).to_have_text("Echo")
     expect(page.locator("#thread")).to_be_hidden()
     _send(page, "hello")
     second = _send(page, "again")

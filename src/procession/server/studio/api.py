@@ -25,7 +25,15 @@ from procession.server.params import Param, parse_query
 from procession.server.routes import RouteSpec
 from procession.server.state import ServerState, state_of
 
-__all__ = ["RUN_LIST_PARAMS", "STUDIO_ROUTES", "STUDIO_SCHEMAS", "get_run", "list_runs", "session"]
+__all__ = [
+    "RUN_LIST_PARAMS",
+    "STUDIO_ROUTES",
+    "STUDIO_SCHEMAS",
+    "get_run",
+    "list_runs",
+    "run_json",
+    "session",
+]
 
 _OUTCOMES = ("finish", "tripwire", "abort", "error")
 
