@@ -17,7 +17,7 @@ from procession.cli.errors import EXIT_OK, CLIError
 from procession.cli.loading import load_agents
 from procession.cli.options import Commands, add_command
 
-__all__ = ["auth_from_args", "register", "serve_command"]
+__all__ = ["auth_from_args", "register", "serve_command", "traces_from_args"]
 
 DESCRIPTION = """\
 Serve every agent of a module (or FILE:ATTR) and its memory over HTTP.
@@ -30,6 +30,9 @@ Serve every agent of a module (or FILE:ATTR) and its memory over HTTP.
 Without --api-keys or a JWT option the server refuses any host but loopback, and each request
 acts as the resource its body names (or 'local'). API keys: a JSON file {"key": "resource"}
 (or the same JSON in $PROCESSION_API_KEYS). Routes: docs/server.md.
+
+Studio is at /studio, behind the same credentials: --traces traces.db (a SQLite file or a
+PostgreSQL URL) keeps every run's spans there for its timelines (docs/studio.md).
 """
 
 
@@ -61,6 +64,35 @@ def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None
         action="store_true",
         help="include each agent's instructions in GET /api/agents",
     )
+    parser.add_argument(
+        "--traces",
+        metavar="DATABASE",
+        help="trace runs into this SQLite file or PostgreSQL URL (Studio's run timelines)",
+    )
+    parser.add_argument("--no-studio", action="store_true", help="do not serve Studio")
+    parser.add_argument(
+        "--allow-inspect",
+        action="store_true",
+        help="send processor notes (what guardrails removed) to callers with credentials too",
+    )
+
+
+def traces_from_args(args: argparse.Namespace) -> Any:
+    """The trace store ``--traces`` names, installed as the tracer provider's exporter; or
+    ``None``."""
+    if args.traces is None:
+        return None
+    try:
+        from procession.tracing import configure_tracing, trace_store
+    except ImportError as exc:
+        raise CLIError(
+            f"--traces needs the tracing extra: pip install 'procession[tracing]' ({exc})"
+        ) from None
+    if "://" in args.traces and not args.traces.startswith(("postgres://", "postgresql://")):
+        raise CLIError(f"--traces: {args.traces} is neither a SQLite file nor a PostgreSQL URL")
+    store = trace_store(args.traces)
+    configure_tracing(store, service_name="procession-serve")
+    return store
 
 
 def _api_keys(args: argparse.Namespace) -> dict[str, str]:
@@ -128,6 +160,9 @@ def serve_command(args: argparse.Namespace) -> int:
         cors=cors,
         limits=ServerLimits(max_body_bytes=args.max_body_bytes),
         expose_instructions=args.expose_instructions,
+        traces=traces_from_args(args),
+        studio=not args.no_studio,
+        allow_inspect=True if args.allow_inspect else None,
     )
     serve(app, host=args.host, port=args.port, auth=auth, shutdown_grace=args.shutdown_grace)
     return EXIT_OK

@@ -111,6 +111,8 @@ async def _execution(request: Request) -> tuple[Agent, ExecutionBody, dict[str, 
     state.credential(request)  # 401 before anything else is looked at
     agent = state.agent(request.path_params["agentId"])
     body = parse_body(ExecutionBody, await read_json(request))
+    if body.inspect and request.scope.get("endpoint") is generate:
+        raise HTTPError.invalid("inspect", "only the stream routes send processor notes")
     options = _options(body) | _memory_ids(state, request, agent, body.memory, body)
     return agent, body, options
 
@@ -181,9 +183,11 @@ async def _respond(
 
 async def stream(request: Request) -> Any:
     """``POST /api/agents/{agentId}/stream``: Mastra's chunk stream (live unless the body
-    asks for ``release: "step"``)."""
+    asks for ``release: "step"``), with processor notes when it asks for ``inspect``."""
     agent, body, options = await _execution(request)
     options |= {"release": body.release or "live"}
+    if state_of(request).inspect(body.inspect):
+        options["inspect"] = True
     return await _respond(
         request,
         agent,
@@ -214,6 +218,8 @@ async def chat(request: Request) -> Any:
     options = _memory_ids(state, request, agent, body.memory, body, default_thread=body.id)
     messages = _chat_input(agent, body.messages)
     options |= {"release": body.release or "step"}
+    if state.inspect(body.inspect):
+        options["inspect"] = True
     encoder = ui_stream.UIStreamEncoder()
     return await _respond(request, agent, messages, options, "ui", encoder.encode, encoder.close)
 

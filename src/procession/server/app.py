@@ -28,6 +28,7 @@ from procession.server.openapi import openapi_document
 from procession.server.routes import ROUTES
 from procession.server.scaling import RECONNECT_ROUTES, Scaling
 from procession.server.state import ServerState
+from procession.server.studio import check_traces, inspect_allowed, studio_routes
 
 __all__ = ["create_app"]
 
@@ -92,13 +93,16 @@ def create_app(
     cors: CORS | None = None,
     expose_instructions: bool = False,
     scaling: Scaling | None = None,
+    traces: Any = None,
+    studio: bool = True,
+    allow_inspect: bool | None = None,
 ) -> Starlette:
     """An ASGI app serving ``agents`` (and their memory) as Mastra's server does.
 
     Routes: Mastra's ``/api/agents`` (list, get, ``generate``, ``stream``) and
     ``/api/memory`` (threads, messages, working memory), the AI SDK UI message stream at
-    ``POST /chat/{agentId}``, the OpenAPI document at ``/api/openapi.json`` and
-    ``/health``. See ``docs/server.md``.
+    ``POST /chat/{agentId}``, the OpenAPI document at ``/api/openapi.json``, ``/health``
+    and Studio at ``/studio``. See ``docs/server.md`` and ``docs/studio.md``.
 
     Args:
         agents: An agent, a list of agents (served under their ids) or ``{id: agent}``.
@@ -108,6 +112,14 @@ def create_app(
             body names (or ``local``) — only for a server on loopback.
         limits: Request limits (:class:`ServerLimits`; 1 MiB bodies by default).
         cors: Cross-origin settings (:class:`CORS`); ``None`` sends no CORS headers.
+        traces: The trace store (``procession.tracing.trace_store(...)``) Studio reads
+            runs and timelines from; the app only reads it (the tracer provider writes it).
+        studio: Serve Studio at ``/studio`` and its routes under ``/api/studio``
+            (``docs/studio.md``).
+        allow_inspect: Honour ``"inspect": true`` on the stream routes: notes of what each
+            processor did, *including the text it removed*. Default: only without ``auth``
+            (a server on loopback); with credentials every caller could read what the
+            guardrails hid from it, so it must be asked for.
         expose_instructions: Include each agent's instructions (its system prompt) in the
             agent routes, as Mastra does. Off by default: the prompt is the server's.
         scaling: Replicas (:class:`~procession.server.scaling.Scaling`): how long a turn
@@ -137,6 +149,8 @@ def create_app(
         limits,
         check_flag("expose_instructions", expose_instructions),
         scaling,
+        allow_inspect=inspect_allowed(allow_inspect, auth),
+        traces=check_traces(traces),
     )
     document = openapi_document(
         ROUTES, limits=limits, agent_ids=list(served), auth=auth is not None
@@ -153,6 +167,8 @@ def create_app(
     routes += RECONNECT_ROUTES
     middleware = _middleware(limits, cors)
     lifespan = _lifespan(scaling, memory, served)
+    if check_flag("studio", studio):
+        routes += studio_routes(document, limits, list(served), auth is not None)
     app = Starlette(
         routes=routes,
         middleware=middleware,

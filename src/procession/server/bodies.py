@@ -101,7 +101,8 @@ Instructions = StrictStr | list[StrictStr]
 
 class ExecutionBody(_Body):
     """The body of ``generate`` and ``stream``: Mastra's ``agentExecutionBodySchema``, plus
-    ``release`` (``"live"`` or ``"step"``, D31)."""
+    ``release`` (``"live"`` or ``"step"``, D31) and ``inspect`` (``stream`` only: add the
+    ``data-procession-hook`` notes of what each processor did, where the server allows it)."""
 
     messages: Messages
     instructions: Instructions | None = None
@@ -119,12 +120,13 @@ class ExecutionBody(_Body):
     toolChoice: Literal["auto", "none", "required"] | ToolChoiceTool | None = None  # noqa: N815
     structuredOutput: StructuredOutputBody | None = None  # noqa: N815
     release: Literal["live", "step"] | None = None
+    inspect: StrictBool | None = None
 
 
 class ChatBody(_Body):
     """What the AI SDK's ``DefaultChatTransport`` posts: the chat ``id``, its UI
     ``messages``, the ``trigger`` and ``messageId``, plus whatever the page's ``body`` adds
-    (``memory``, ``resourceId``, ``requestContext``, ``release``)."""
+    (``memory``, ``resourceId``, ``requestContext``, ``release``, ``inspect``)."""
 
     id: NonEmpty | None = None
     messages: Annotated[list[JSONObject], Field(min_length=1)]
@@ -135,6 +137,7 @@ class ChatBody(_Body):
     threadId: NonEmpty | None = None  # noqa: N815
     requestContext: JSONObject | None = None  # noqa: N815
     release: Literal["live", "step"] | None = None
+    inspect: StrictBool | None = None
 
 
 class CreateThreadBody(_Body):

@@ -167,15 +167,10 @@ def _parameters(
     if "{agentId}" in route.path:
         schema = {"type": "string", "enum": list(agent_ids)} if agent_ids else _STR
         out.append({"name": "agentId", "in": "path", "required": True, "schema": schema})
-    if "{threadId}" in route.path:
-        out.append(
-            {
-                "name": "threadId",
-                "in": "path",
-                "required": True,
-                "schema": {"type": "string", "minLength": 1},
-            }
-        )
+    for name in ("threadId", "runId", "chatId"):
+        if "{" + name + "}" in route.path:
+            schema = {"type": "string", "minLength": 1}
+            out.append({"name": name, "in": "path", "required": True, "schema": schema})
     for param in route.query(limits):
         entry = {"name": param.name, "in": "query", "required": False, "schema": param.schema()}
         if param.description:

@@ -42,7 +42,7 @@ class RouteSpec:
         endpoint: The Starlette endpoint.
         operation_id: The OpenAPI ``operationId``.
         summary: One line for the document.
-        tag: ``Agents``, ``Memory``, ``Chat`` or ``Server``.
+        tag: ``Agents``, ``Memory``, ``Chat``, ``Server`` or ``Studio``.
         params: The query parameters (or a function of the limits giving them).
         body: The request body model.
         response: The name of the success response's schema, or ``"stream"`` for an event

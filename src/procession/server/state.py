@@ -30,6 +30,10 @@ class ServerState:
     limits: ServerLimits
     expose_instructions: bool
     scaling: Scaling = field(default_factory=Scaling)
+    allow_inspect: bool = False
+    traces: Any = None
+    """The trace store Studio reads runs from (a ``procession.tracing.TraceStore``), or
+    ``None``."""
 
     def agent(self, agent_id: str) -> Agent:
         """The agent served under ``agent_id``; 404 when there is none."""
@@ -57,6 +61,20 @@ class ServerState:
         if len(names) > 1:
             raise HTTPError.invalid("resourceId", "the request names two different resources")
         return names.pop() if names else DEFAULT_RESOURCE
+
+    def inspect(self, asked: bool | None) -> bool:
+        """Whether a stream asked for processor notes (``inspect``) gets them; 403 when the
+        server does not allow them (they show what processors removed, D31's held text
+        included)."""
+        if not asked:
+            return False
+        if not self.allow_inspect:
+            raise HTTPError(
+                403,
+                "inspect is not allowed on this server: processor notes show what processors "
+                "removed (create_app(allow_inspect=True) allows them)",
+            )
+        return True
 
     def memory_for(self, agent_id: str | None) -> Memory:
         """The memory the memory routes use: the agent's, else the app's (400 when none)."""
