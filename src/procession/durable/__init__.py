@@ -14,11 +14,20 @@ See ``docs/scaling.md``.
 
 from procession.durable.approvals import DBOSApprovals
 from procession.durable.journal import DBOSJournal, check_states
-from procession.durable.runs import QUEUE, WORKFLOW, DurableRun, DurableRuns, RunObserver, enqueue
+from procession.durable.runs import (
+    QUEUE,
+    WORKFLOW,
+    ChunkSink,
+    DurableRun,
+    DurableRuns,
+    RunObserver,
+    enqueue,
+)
 
 __all__ = [
     "QUEUE",
     "WORKFLOW",
+    "ChunkSink",
     "DBOSApprovals",
     "DBOSJournal",
     "DurableRun",

@@ -36,12 +36,13 @@ class DBOSApprovals:
         topic = _TOPIC + request.tool_call_id
         await DBOS.set_event_async(topic, _request_data(request))
         message = await DBOS.recv_async(topic, timeout_seconds=self.timeout)
+        await DBOS.set_event_async(topic, None)  # answered: ``find`` no longer finds it
         if not isinstance(message, dict):
             return Decision(False, "no decision came in time")
         return Decision(bool(message.get("approved")), message.get("reason"))
 
     async def find(self, run_id: str, tool_call_id: str) -> ApprovalRequest | None:
-        """The request of a run's call, as the run published it (from any worker)."""
+        """The request of a run's call while it waits for a decision (from any worker)."""
         from dbos import DBOS
 
         data = await DBOS.get_event_async(run_id, _TOPIC + tool_call_id, timeout_seconds=0)

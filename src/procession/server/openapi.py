@@ -167,15 +167,10 @@ def _parameters(
     if "{agentId}" in route.path:
         schema = {"type": "string", "enum": list(agent_ids)} if agent_ids else _STR
         out.append({"name": "agentId", "in": "path", "required": True, "schema": schema})
-    if "{threadId}" in route.path:
-        out.append(
-            {
-                "name": "threadId",
-                "in": "path",
-                "required": True,
-                "schema": {"type": "string", "minLength": 1},
-            }
-        )
+    for name in ("threadId", "runId", "chatId"):
+        if "{" + name + "}" in route.path:
+            schema = {"type": "string", "minLength": 1}
+            out.append({"name": name, "in": "path", "required": True, "schema": schema})
     for param in route.query(limits):
         entry = {"name": param.name, "in": "query", "required": False, "schema": param.schema()}
         if param.description:
@@ -199,6 +194,8 @@ def _operation(
         "parameters": _parameters(route, limits, agent_ids),
         "responses": {"200": _success(route)} | {str(s): _error(s) for s in sorted(errors)},
     }
+    if route.no_content:
+        operation["responses"]["204"] = {"description": route.no_content}
     if route.body is not None:
         schema = route.body.model_json_schema(ref_template="#/components/schemas/{model}")
         operation["requestBody"] = {
