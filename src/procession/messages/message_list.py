@@ -19,7 +19,12 @@ from procession.errors import MessageError
 from procession.messages.formats import Prompt, to_model_messages, to_prompt, to_ui_messages
 from procession.messages.inputs import ToolResultInput, coerce_messages, coerce_system
 from procession.messages.message import Message, SystemMessage
-from procession.messages.parts import TOOL_INVOCATION_STATES, ToolInvocation, ToolInvocationPart
+from procession.messages.parts import (
+    TOOL_INVOCATION_STATES,
+    ToolInvocation,
+    ToolInvocationPart,
+    ToolInvocationState,
+)
 
 __all__ = ["MessageList", "MessageListView", "MessageSource", "Mutation"]
 
@@ -29,6 +34,17 @@ remembered history, or context the caller added."""
 SOURCES: frozenset[str] = frozenset(("input", "response", "memory", "context"))
 TAG_ORDER = ("memory", "user-provided")
 """Tags whose system messages come first among the tagged ones, in this order."""
+
+
+class _Unset:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unset>"
+
+
+_UNSET: Any = _Unset()
+"""``result`` not given (``None`` is a result a tool may return)."""
 
 
 @dataclass(slots=True, frozen=True)
@@ -342,23 +358,47 @@ class MessageList:
                 self._recording.append(Mutation("remove", tuple(m.id for m in removed)))
         return removed
 
-    def update_tool_invocation(self, part: ToolInvocationPart | dict[str, Any]) -> bool:
-        """Replace a stored tool call's state and result, found by ``tool_call_id``.
+    def update_tool_invocation(
+        self,
+        part: ToolInvocationPart | ToolInvocation | dict[str, Any] | str,
+        /,
+        *,
+        result: Any = _UNSET,
+        error_text: str | None = None,
+        state: ToolInvocationState | None = None,
+    ) -> bool:
+        """Replace a stored tool call's state and result, found by its tool call id.
 
-        Accepts a :class:`ToolInvocationPart` or Mastra's dict form
-        ``{"type": "tool-invocation", "toolInvocation": {...}}``. The stored call keeps its
-        original ``args``; its message moves to the ``response`` source so it is saved.
-        Returns ``False`` when no stored call has that id.
+        The Pythonic form names the call and what changes::
+
+            message_list.update_tool_invocation(tool_call_id, result={"ssn": "[REDACTED]"})
+            message_list.update_tool_invocation(tool_call_id, error_text="lookup failed")
+
+        ``result`` sets state ``"result"`` and ``error_text`` state ``"output-error"``, unless
+        ``state`` says otherwise. Also accepted: a :class:`ToolInvocationPart`, a
+        :class:`ToolInvocation`, or Mastra's dict form ``{"type": "tool-invocation",
+        "toolInvocation": {...}}``. The stored call keeps its original ``args`` (what the model
+        asked for stays on record); its message moves to the ``response`` source so it is
+        saved. Returns ``False`` when no stored call has that id.
         """
-        update = _coerce_tool_part(part)
-        inv = update.tool_invocation
+        if isinstance(part, str):
+            update = _keyword_update(part, result, error_text, state)
+        elif result is not _UNSET or error_text is not None or state is not None:
+            raise MessageError(
+                "update_tool_invocation",
+                "takes a tool call id with keywords, or a part alone, not both",
+                part,
+            )
+        else:
+            update = _coerce_tool_part(part)
+        tool_call_id = update.tool_invocation.tool_call_id
         for message in reversed(self._messages):
             if message.role != "assistant":
                 continue
             for stored in message.content.parts:
                 if (
                     isinstance(stored, ToolInvocationPart)
-                    and stored.tool_invocation.tool_call_id == inv.tool_call_id
+                    and stored.tool_invocation.tool_call_id == tool_call_id
                 ):
                     _merge_invocation(stored, update)
                     self._sources[message.id] = "response"
@@ -532,7 +572,38 @@ def _call_ids(message: Message) -> list[str]:
     ]
 
 
+def _keyword_update(
+    tool_call_id: str, result: Any, error_text: str | None, state: str | None
+) -> ToolInvocationPart:
+    """The update the keyword form describes, as a part (checked like any other)."""
+    if state is None:
+        if result is not _UNSET:
+            state = "result"
+        elif error_text is not None:
+            state = "output-error"
+        else:
+            raise MessageError(
+                "update_tool_invocation",
+                "needs result=..., error_text=... or state=... with the tool call id",
+                tool_call_id,
+            )
+    if error_text is not None and not isinstance(error_text, str):
+        raise MessageError("update_tool_invocation(error_text=...)", "must be a string", error_text)
+    invocation = ToolInvocation(
+        state=state,  # type: ignore[arg-type]  # checked below with every other form
+        tool_call_id=tool_call_id,
+        tool_name="",
+        args={},
+        result=None if result is _UNSET else result,
+        is_error=True if error_text is not None else None,
+        error_text=error_text,
+    )
+    return _coerce_tool_part(ToolInvocationPart(tool_invocation=invocation))
+
+
 def _coerce_tool_part(part: object) -> ToolInvocationPart:
+    if isinstance(part, ToolInvocation):
+        part = ToolInvocationPart(tool_invocation=part)
     if isinstance(part, ToolInvocationPart):
         inv = part.tool_invocation
         if not isinstance(inv, ToolInvocation):

@@ -1,25 +1,26 @@
 """The Claude adapter over any client of the official ``anthropic`` SDK.
 
-:class:`AnthropicModel` streams through ``client.messages.create(stream=True)``: the client may
-be ``AsyncAnthropic``, ``AsyncAnthropicBedrock`` or ``AsyncAnthropicVertex`` (the SDK turns
-the same Messages request into each platform's URL, auth and stream framing). The SDK's own
+:class:`AnthropicModel` streams ``POST /v1/messages`` through the SDK client's ``post``, with
+each event left a dict (the body is the one ``messages.create(stream=True)`` sends; see
+``docs/decisions/0170-provider-overhead-baselines.md``): the client may be ``AsyncAnthropic``,
+``AsyncAnthropicBedrock`` or ``AsyncAnthropicVertex`` (the SDK turns the same Messages request
+into each platform's URL, auth and stream framing). The SDK's own
 retries and OpenTelemetry spans are off: retrying belongs to procession's model layer, and the
 runtime traces calls itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
 from procession.models._anthropic_errors import to_api_call_error
 from procession.models._anthropic_request import build_request, citation_documents
 from procession.models._anthropic_stream import AnthropicStreamMapper
+from procession.models._chunk_stream import ChunkStream
 from procession.models.base import ModelCallOptions, StreamResult
-from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -109,11 +110,18 @@ class AnthropicModel:
     async def do_stream(self, options: ModelCallOptions) -> StreamResult:
         """Start one streamed Messages call; HTTP errors raise :class:`APICallError` here."""
         request, warnings = build_request(self.model_id, options)
-        call = _sdk_arguments(request, options)
+        body, call_options = _post_arguments(request, options)
         signal = options.abort_signal
         try:
             with cancel_on_abort(signal):
-                sdk_stream = await self.client.messages.create(**call, stream=True)
+                sdk_stream = await self.client.post(
+                    "/v1/messages",
+                    body=body,
+                    cast_to=object,
+                    stream=True,
+                    stream_cls=_stream_cls(),
+                    options=call_options,
+                )
         except Exception as exc:
             if isinstance(exc, import_sdk().AnthropicError) or _is_httpx_error(exc):
                 raise to_api_call_error(exc, request) from exc
@@ -121,9 +129,23 @@ class AnthropicModel:
             if auth is not None:
                 raise auth from exc
             raise
+
+        def on_error(exc: BaseException) -> BaseException | None:
+            # What the SDK raises while reading (an ``error`` event, a dropped connection, a
+            # frame that does not decode) is an APICallError; cancellation passes through.
+            return to_api_call_error(exc, request) if isinstance(exc, Exception) else None
+
         mapper = AnthropicStreamMapper(citation_documents(request))
+        stream = ChunkStream(
+            sdk_stream.__anext__,
+            mapper.map_event,
+            mapper.finish,
+            sdk_stream.close,
+            abort_signal=signal,
+            on_error=on_error,
+        )
         return StreamResult(
-            stream=_chunks(sdk_stream, mapper, signal, request),
+            stream=stream,
             request={"body": request},
             response={"headers": dict(sdk_stream.response.headers)},
             warnings=warnings,
@@ -136,38 +158,26 @@ def _is_httpx_error(exc: BaseException) -> bool:
     return isinstance(exc, httpx2.TransportError | httpx2.StreamError)
 
 
-def _sdk_arguments(request: dict[str, Any], options: ModelCallOptions) -> dict[str, Any]:
-    """``messages.create`` arguments: the required ones by name, the rest as ``extra_body``
-    (the SDK does not name every field, such as the sampling settings)."""
-    required = ("model", "max_tokens", "messages")
-    call: dict[str, Any] = {name: request[name] for name in required}
-    call["extra_body"] = {k: v for k, v in request.items() if k not in required}
+_STREAM_CLS: Any = None
+"""``anthropic.AsyncStream[object]`` (events left as dicts), made once."""
+
+
+def _stream_cls() -> Any:
+    global _STREAM_CLS
+    if _STREAM_CLS is None:
+        _STREAM_CLS = import_sdk().AsyncStream[object]
+    return _STREAM_CLS
+
+
+def _post_arguments(
+    request: dict[str, Any], options: ModelCallOptions
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The body and request options of ``POST /v1/messages``, streamed: the body that
+    ``messages.create(..., stream=True, extra_body=...)`` would send, in its order (the
+    required fields, ``stream``, then the rest), and the call's extra headers."""
+    required = ("max_tokens", "messages", "model")
+    body: dict[str, Any] = {name: request[name] for name in required}
+    body["stream"] = True
+    body.update((k, v) for k, v in request.items() if k not in required)
     extra_headers = options.settings.get("headers")
-    if extra_headers:
-        call["extra_headers"] = dict(extra_headers)
-    return call
-
-
-async def _chunks(
-    sdk_stream: Any, mapper: AnthropicStreamMapper, signal: AbortSignal | None, request: object
-) -> AsyncIterator[Chunk]:
-    """Read the SDK stream; the abort signal interrupts a read; the response always closes.
-
-    Whatever the SDK raises while reading (an ``error`` event, a dropped connection, a frame
-    that does not decode) surfaces as :class:`APICallError`; cancellation passes through.
-    """
-    try:
-        while True:
-            try:
-                with cancel_on_abort(signal):
-                    event = await sdk_stream.__anext__()
-            except StopAsyncIteration:
-                break
-            except Exception as exc:
-                raise to_api_call_error(exc, request) from exc
-            for chunk in mapper.map(event):
-                yield chunk
-        for chunk in mapper.finish():
-            yield chunk
-    finally:
-        await sdk_stream.close()
+    return body, ({"headers": dict(extra_headers)} if extra_headers else {})

@@ -13,6 +13,11 @@ chunk, and a tool call whose input JSON is incomplete (``max_tokens`` reached in
 finish chunk's ``providerMetadata.anthropic`` (finish reason ``length``). Input that is invalid
 JSON although the block was not cut is passed on as the raw text, so the tool reports the error
 to the model.
+
+Events arrive as dicts (the SDK's decoded JSON, see ``docs/decisions/0170-provider-overhead-
+baselines.md``): :meth:`AnthropicStreamMapper.map_event` reads the common ones (text, thinking and
+tool-input deltas, block ends) directly, and builds any other into the SDK's typed event first
+(:func:`sdk_event`, as the SDK's own typed stream would) for :meth:`AnthropicStreamMapper.map`.
 """
 
 from __future__ import annotations
@@ -22,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
+from procession.models._chunk_stream import Fed
 
-__all__ = ["AnthropicStreamMapper", "finish_reason"]
+__all__ = ["AnthropicStreamMapper", "finish_reason", "sdk_event"]
 
 _FINISH_REASONS = {
     "end_turn": "stop",
@@ -49,6 +55,41 @@ def finish_reason(stop_reason: str | None) -> str:
 def _dump(value: Any) -> Any:
     dump = getattr(value, "model_dump", None)
     return dump(mode="json", exclude_none=True, warnings=False) if dump is not None else value
+
+
+_EVENT_TYPES: tuple[Any, dict[str, Any]] | None = None
+"""The SDK's stream event union as a pydantic ``TypeAdapter``, and its variant by ``type``."""
+
+
+def _event_types() -> tuple[Any, dict[str, Any]]:
+    global _EVENT_TYPES
+    if _EVENT_TYPES is None:
+        import pydantic
+        from anthropic import types
+
+        by_type: dict[str, Any] = {
+            "message_start": types.RawMessageStartEvent,
+            "message_delta": types.RawMessageDeltaEvent,
+            "message_stop": types.RawMessageStopEvent,
+            "content_block_start": types.RawContentBlockStartEvent,
+            "content_block_delta": types.RawContentBlockDeltaEvent,
+            "content_block_stop": types.RawContentBlockStopEvent,
+        }
+        _EVENT_TYPES = (pydantic.TypeAdapter(types.RawMessageStreamEvent), by_type)
+    return _EVENT_TYPES
+
+
+def sdk_event(data: dict[str, Any]) -> Any:
+    """A stream event (a dict) as the SDK's typed event, built the way the SDK's typed stream
+    builds it: validated against the event union, or, where that fails, the variant its
+    ``type`` names constructed without validation. ``None`` for an unknown event type."""
+    adapter, by_type = _event_types()
+    try:
+        return adapter.validate_python(data)
+    except Exception:  # the SDK falls back to construction on any failure, so do we
+        kind = data.get("type")
+        variant = by_type.get(kind) if isinstance(kind, str) else None
+        return None if variant is None else variant.construct(**data)
 
 
 @dataclass(slots=True)
@@ -136,8 +177,49 @@ class AnthropicStreamMapper:
         self.sources = 0
         self.finished = False
 
+    def map_event(self, data: dict[str, Any]) -> Fed:
+        """The chunks for one stream event read as a dict (the hot path for deltas)."""
+        kind = data.get("type")
+        if kind == "content_block_delta":
+            chunk = self._plain_delta(data)
+            if chunk is not None:
+                return chunk
+        elif kind == "content_block_stop":
+            index = data.get("index")
+            if type(index) is int:
+                return self._stop(index)
+        event = sdk_event(data)
+        return None if event is None else self.map(event)
+
+    def _plain_delta(self, data: dict[str, Any]) -> Chunk | None:
+        """The chunk of a text, thinking or tool-input delta of a known block, read from the
+        dict; ``None`` for anything else (then read as a typed event)."""
+        index = data.get("index")
+        delta = data.get("delta")
+        if type(index) is not int or type(delta) is not dict:
+            return None
+        block = self.blocks.get(index)
+        if block is None:
+            return None
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = delta.get("text")
+            if type(text) is str:
+                return Chunk("text-delta", {"id": block.id, "text": text})
+        elif kind == "thinking_delta":
+            text = delta.get("thinking")
+            if type(text) is str:
+                return Chunk("reasoning-delta", {"id": block.id, "text": text})
+        elif kind == "input_json_delta":
+            partial = delta.get("partial_json")
+            if type(partial) is str:
+                block.json.append(partial)
+                payload = {"toolCallId": block.id, "toolName": block.name, "argsTextDelta": partial}
+                return Chunk("tool-call-delta", payload)
+        return None
+
     def map(self, event: Any) -> list[Chunk]:
-        """The chunks for one SDK stream event."""
+        """The chunks for one SDK stream event (a typed event)."""
         kind = event.type
         if kind == "content_block_delta":
             return self._delta(event.index, event.delta)

@@ -9,15 +9,16 @@ it is authenticated (:meth:`GoogleModel.endpoint`, :meth:`GoogleModel.auth_heade
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
+from procession.models._chunk_stream import ChunksThenError, ChunkStream, Fed
 from procession.models._google_request import build_request
 from procession.models._google_stream import GeminiStreamMapper
-from procession.models._google_wire import error_from_body, read_events
+from procession.models._google_wire import EventReader, error_from_body
 from procession.models.base import ModelCallOptions, StreamResult
 from procession.signals import AbortSignal
 
@@ -141,41 +142,66 @@ class GoogleModel:
             finally:
                 await response.aclose()
         return StreamResult(
-            stream=_chunks(response, signal, body),
+            stream=_chunk_stream(response, signal, body),
             request={"body": body},
             response={"headers": dict(response.headers)},
             warnings=warnings,
         )
 
 
-async def _chunks(
-    response: Any, signal: AbortSignal | None, request: object
-) -> AsyncIterator[Chunk]:
+def _chunk_stream(response: Any, signal: AbortSignal | None, request: object) -> ChunkStream:
+    """The chunks of a started call: the body read line by line (:class:`EventReader`), each
+    response mapped (:class:`GeminiStreamMapper`), the response closed at the end, on an error
+    and on ``aclose``. Transport errors, bodies that are not JSON and error objects in the
+    stream raise :class:`APICallError`."""
     mapper = GeminiStreamMapper()
-    events = read_events(response)
+    reader = EventReader()
     httpx2 = import_httpx()
-    try:
-        while True:
-            try:
-                with cancel_on_abort(signal):
-                    event = await events.__anext__()
-            except StopAsyncIteration:
-                break
-            except httpx2.HTTPError as exc:
-                raise _transport_error(exc, request) from exc
-            except APICallError as error:
-                error.request_body = request
-                error.response_headers = dict(response.headers)
-                raise
+
+    def annotated(error: APICallError) -> APICallError:
+        error.request_body = request
+        error.response_headers = dict(response.headers)
+        return error
+
+    def objects_chunks(objects: list[dict[str, Any]]) -> Fed:
+        if len(objects) == 1 and "error" not in objects[0]:  # the usual: one per event
+            return mapper.map_event(objects[0])
+        chunks: list[Chunk] = []
+        for event in objects:
             if "error" in event:
-                raise _stream_error(event, response, request)
-            for chunk in mapper.map(event):
-                yield chunk
-        for chunk in mapper.finish():
-            yield chunk
-    finally:
-        await events.aclose()
-        await response.aclose()
+                raise ChunksThenError(chunks, _stream_error(event, response, request))
+            chunks += mapper.map(event)
+        return chunks
+
+    def map_line(line: str) -> Fed:
+        try:
+            objects = reader.feed(line)
+        except APICallError as error:
+            raise annotated(error) from error.__cause__
+        return None if objects is None else objects_chunks(objects)
+
+    def finish() -> list[Chunk]:
+        try:
+            objects, dangling = reader.finish()
+        except APICallError as error:
+            raise annotated(error) from error.__cause__
+        fed = objects_chunks(objects)
+        chunks = [fed] if isinstance(fed, Chunk) else fed or []
+        if dangling is not None:
+            raise ChunksThenError(chunks, annotated(dangling))
+        return chunks + mapper.finish()
+
+    def on_error(exc: BaseException) -> BaseException | None:
+        return _transport_error(exc, request) if isinstance(exc, httpx2.HTTPError) else None
+
+    return ChunkStream(
+        response.aiter_lines().__anext__,
+        map_line,
+        finish,
+        response.aclose,
+        abort_signal=signal,
+        on_error=on_error,
+    )
 
 
 def _stream_error(event: dict[str, Any], response: Any, request: object) -> APICallError:

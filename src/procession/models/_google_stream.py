@@ -24,6 +24,7 @@ import uuid
 from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
+from procession.models._chunk_stream import Fed
 from procession.models._google_args import PartialArgs
 
 __all__ = ["GeminiStreamMapper", "finish_reason", "usage_of"]
@@ -99,12 +100,24 @@ class GeminiStreamMapper:
         self.counter = 0
         self.saw_tool_call = False
         self.finish_raw: str | None = None
-        self.usage = Usage()
+        self.usage_metadata: Any = None  # the last ``usageMetadata`` (read at the end)
         self.metadata_sent = False
         self.streaming: _Call | None = None
         self.code_call: str | None = None
         self.sources: set[str] = set()
         self.extra: dict[str, Any] = {}
+
+    def map_event(self, response: dict[str, Any]) -> Fed:
+        """The chunks of one streamed response: the usual one (one more piece of open text)
+        as its one chunk, read without the general path of :meth:`map`."""
+        text_id = self.open.get("text")
+        if text_id is not None:
+            text = _plain_text(response)
+            if text:
+                if "usageMetadata" in response:
+                    self.usage_metadata = self.extra["usageMetadata"] = response["usageMetadata"]
+                return Chunk("text-delta", {"id": text_id, "text": text})
+        return self.map(response)
 
     def map(self, response: dict[str, Any]) -> list[Chunk]:
         """The chunks of one streamed response."""
@@ -114,8 +127,7 @@ class GeminiStreamMapper:
             meta = {"id": response.get("responseId"), "modelId": response.get("modelVersion")}
             out.append(Chunk("response-metadata", {k: v for k, v in meta.items() if v}))
         if "usageMetadata" in response:
-            self.usage = usage_of(response["usageMetadata"])
-            self.extra["usageMetadata"] = response["usageMetadata"]
+            self.usage_metadata = self.extra["usageMetadata"] = response["usageMetadata"]
         if response.get("promptFeedback") is not None:
             self.extra["promptFeedback"] = response["promptFeedback"]
         candidates = response.get("candidates") or ()
@@ -287,8 +299,33 @@ class GeminiStreamMapper:
             raw = str(feedback["blockReason"])
             reason = "content-filter"
         meta = {"google": {"finishReason": self.finish_raw, **self.extra}}
-        out.append(finish_chunk(reason, self.usage, provider_metadata=meta, raw_reason=raw))
+        usage = Usage() if self.usage_metadata is None else usage_of(self.usage_metadata)
+        out.append(finish_chunk(reason, usage, provider_metadata=meta, raw_reason=raw))
         return out
+
+
+_PLAIN_CANDIDATE = frozenset(("content", "index"))
+
+
+def _plain_text(response: dict[str, Any]) -> str | None:
+    """The text of a response that is nothing but one text part (no thought, signature,
+    finish, metadata or feedback): the usual streamed response, whose only chunk is a text
+    delta. ``None`` (or ``""``) for any other response."""
+    candidates = response.get("candidates")
+    if not candidates or response.get("promptFeedback") is not None:
+        return None
+    candidate = candidates[0]
+    if type(candidate) is not dict or not candidate.keys() <= _PLAIN_CANDIDATE:
+        return None
+    content = candidate.get("content")
+    parts = content.get("parts") if type(content) is dict else None
+    if type(parts) is not list or len(parts) != 1:
+        return None
+    part = parts[0]
+    if type(part) is not dict or len(part) != 1:
+        return None
+    text = part.get("text")
+    return text if type(text) is str else None
 
 
 def _arguments(args: Any) -> dict[str, Any] | str:

@@ -3,14 +3,13 @@
 With ``alt=sse`` each response is a Server-Sent Event (``data: {...}`` lines ending at a blank
 line). Errors do not always follow that framing: an error that happens mid-stream (or a
 server that ignores ``alt=sse``) arrives as bare JSON, on one line or pretty-printed over many,
-or as a JSON array of responses. :func:`read_events` yields every JSON object either way;
+or as a JSON array of responses. :class:`EventReader` finds every JSON object either way;
 text that never becomes a complete JSON value is an error, not silence.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from procession.errors import APICallError
@@ -20,7 +19,7 @@ from procession.models._google_errors import (
     status_of_google_error,
 )
 
-__all__ = ["error_from_body", "read_events"]
+__all__ = ["EventReader", "error_from_body"]
 
 _DECODER = json.JSONDecoder()
 _SSE_FIELDS = ("event:", "id:", "retry:", ":")
@@ -65,30 +64,39 @@ def _malformed(text: str) -> APICallError:
     )
 
 
-async def read_events(response: Any) -> AsyncGenerator[dict[str, Any], None]:
-    """Every JSON object in the body: SSE ``data:`` events and bare JSON alike."""
-    data: list[str] = []
-    bare = _BareJson()
-    async for line in response.aiter_lines():
+class EventReader:
+    """Every JSON object in the body, fed one line at a time: SSE ``data:`` events and bare
+    JSON alike. :meth:`feed` returns the objects a line completes, :meth:`finish` those left
+    when the body has ended (and the error, if text never became a complete JSON value)."""
+
+    __slots__ = ("_bare", "_data")
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+        self._bare = _BareJson()
+
+    def feed(self, line: str) -> list[dict[str, Any]] | None:
+        """The objects complete after ``line`` (``None`` for none yet)."""
         if line.startswith("data:"):
-            data.append(line[5:])
-            continue
+            self._data.append(line[5:])
+            return None
         if not line.strip():
-            if data:
-                for item in _objects(_parse("\n".join(data))):
-                    yield item
-                data = []
-            continue
-        if not bare.text and line.startswith(_SSE_FIELDS):
-            continue
-        for value in bare.feed(line):
-            for item in _objects(value):
-                yield item
-    if data:
-        for item in _objects(_parse("\n".join(data))):
-            yield item
-    if bare.text.strip():
-        raise _malformed(bare.text)
+            data = self._data
+            if not data:
+                return None
+            self._data = []
+            return _objects(_parse("\n".join(data)))
+        if not self._bare.text and line.startswith(_SSE_FIELDS):
+            return None
+        return [item for value in self._bare.feed(line) for item in _objects(value)]
+
+    def finish(self) -> tuple[list[dict[str, Any]], APICallError | None]:
+        """The objects of a last event without its blank line, and the error of bare text
+        that never became a complete JSON value (``None`` if there is none)."""
+        data, self._data = self._data, []
+        objects = _objects(_parse("\n".join(data))) if data else []
+        dangling = self._bare.text
+        return objects, _malformed(dangling) if dangling.strip() else None
 
 
 def _parse(text: str) -> Any:

@@ -25,6 +25,7 @@ from typing import Any
 from procession.chunks import Chunk
 from procession.errors import APICallError
 from procession.models._abort import cancel_on_abort
+from procession.models._chunk_stream import ChunkStream
 from procession.models.base import LanguageModel, ModelCallOptions, StreamResult
 
 __all__ = [
@@ -91,6 +92,10 @@ async def stream_with_retries(
         sleep=sleep,
     )
     if first is None:
+        return result
+    stream = result.stream
+    if isinstance(stream, ChunkStream):  # the adapters' streams take it back: no wrapper
+        stream.unread(first)
         return result
     return StreamResult(
         stream=_Prepended(first, result.stream),

@@ -19,10 +19,20 @@ from procession.processors.base import (
     notify_violation,
 )
 from procession.processors.protocols import (
+    Abort,
+    ProcessAPIError,
     ProcessAPIErrorResult,
+    ProcessInput,
+    ProcessInputStep,
     ProcessInputStepResult,
+    ProcessLLMRequest,
     ProcessLLMRequestResult,
+    ProcessLLMResponse,
     ProcessorMessageResult,
+    ProcessOutputResult,
+    ProcessOutputStep,
+    ProcessOutputStream,
+    ProcessToolResult,
     Writer,
 )
 
@@ -141,6 +151,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Abort",
     "BM25Index",
     "BPETokenCounter",
     "BatchParts",
@@ -175,9 +186,18 @@ __all__ = [
     "OutputProcessor",
     "PIIDetector",
     "PrefillErrorHandler",
+    "ProcessAPIError",
     "ProcessAPIErrorResult",
+    "ProcessInput",
+    "ProcessInputStep",
     "ProcessInputStepResult",
+    "ProcessLLMRequest",
     "ProcessLLMRequestResult",
+    "ProcessLLMResponse",
+    "ProcessOutputResult",
+    "ProcessOutputStep",
+    "ProcessOutputStream",
+    "ProcessToolResult",
     "Processor",
     "ProcessorMessageResult",
     "ProcessorViolation",

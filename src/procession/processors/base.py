@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias
 
 from typing_extensions import TypeVar
+
+from procession.processors.protocols import Abort
 
 __all__ = [
     "ERROR_HOOKS",
@@ -150,5 +152,5 @@ OutputProcessor: TypeAlias = _HasId
 ErrorProcessor: TypeAlias = _HasId
 """A processor implementing ``process_api_error`` (D25)."""
 
-AbortFunction: TypeAlias = Callable[..., Any]
-"""``abort(reason=None, *, retry=False, metadata=None) -> NoReturn``."""
+AbortFunction: TypeAlias = Abort
+"""The old name of :class:`~procession.processors.protocols.Abort`."""

@@ -7,7 +7,7 @@ and return. A hook may declare any subset of these keyword arguments, plus ``**_
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, TypeAlias, TypedDict
 
 if TYPE_CHECKING:
     from procession.chunks import Chunk, Usage
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from procession.signals import AbortSignal
 
 __all__ = [
+    "Abort",
     "ProcessAPIError",
     "ProcessAPIErrorResult",
     "ProcessInput",
@@ -36,6 +37,26 @@ __all__ = [
 ]
 
 State: TypeAlias = dict[str, Any]
+
+
+class Abort(Protocol):
+    """The ``abort`` every hook may declare: stop the run, or ask for a retry. It never returns.
+
+    ``abort(reason=None, *, retry=False, metadata=None)`` raises ``TripWire``; a hook that
+    catches it still aborts (D29). Options are keywords: the TypeScript form
+    ``abort("reason", {"retry": True})`` is refused (a type error here, a ``ProcessorError``
+    showing the Python form at run time)::
+
+        def process_output_step(self, *, text: str, abort: Abort, **_: Any) -> None:
+            if not text:
+                abort("Say something.", retry=True)
+    """
+
+    def __call__(
+        self, reason: str | None = None, /, *, retry: bool = False, metadata: Any = None
+    ) -> NoReturn:
+        """Abort with ``reason``; ``retry=True`` re-runs the step with it as feedback (D1)."""
+        ...
 
 
 class Writer(Protocol):
@@ -88,7 +109,7 @@ class ProcessInput(Protocol):
         messages: list[Message],
         system_messages: list[SystemMessage],
         message_list: MessageList,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -118,7 +139,7 @@ class ProcessInputStep(Protocol):
         model_settings: dict[str, Any],
         structured_output: Any,
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -141,7 +162,7 @@ class ProcessLLMRequest(Protocol):
         step_number: int,
         steps: list[StepResult],
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -158,7 +179,7 @@ class ProcessLLMResponse(Protocol):
     def __call__(
         self,
         *,
-        chunks: list[dict[str, Any]],
+        chunks: list[Chunk],
         model: LanguageModel,
         message_list: MessageList,
         step_number: int,
@@ -168,7 +189,7 @@ class ProcessLLMResponse(Protocol):
         request: dict[str, Any],
         raw_response: Any,
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -191,7 +212,7 @@ class ProcessAPIError(Protocol):
         step_number: int,
         steps: list[StepResult],
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -212,7 +233,7 @@ class ProcessOutputStream(Protocol):
         stream_parts: list[Chunk],
         message_list: MessageList,
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -240,7 +261,7 @@ class ProcessOutputStep(Protocol):
         system_messages: list[SystemMessage],
         steps: list[StepResult],
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -268,7 +289,7 @@ class ProcessToolResult(Protocol):
         provider_executed: bool | None,
         system_messages: list[SystemMessage],
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,
@@ -289,7 +310,7 @@ class ProcessOutputResult(Protocol):
         message_list: MessageList,
         result: AgentResult,
         writer: Writer,
-        abort: Any,
+        abort: Abort,
         retry_count: int,
         state: State,
         tracing_context: TracingContext,

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
+from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
 
@@ -103,8 +104,26 @@ class ChatStreamMapper:
         self._reasoning_details: list[Data] = []
         self._extra: Data = {}
 
-    def feed(self, data: Data) -> list[Chunk]:
+    def map_event(self, data: Data) -> Fed:
         """The chunks one SSE event yields; raises :class:`APICallError` for an error."""
+        choices = data.get("choices")
+        if self._text_open and choices:  # the hot path: one more piece of open text
+            choice = choices[0]
+            delta = choice.get("delta")
+            if (
+                type(delta) is dict
+                and len(delta) == 1
+                and type(content := delta.get("content")) is str
+                and choice.get("finish_reason") is None
+                and not choice.get("content_filter_results")
+                and not data.get("usage")
+                and "x_groq" not in data
+                and data.get("finish_reason") is None
+            ):
+                return Chunk("text-delta", {"id": TEXT_ID, "text": content}) if content else None
+        return self._map_event(data, choices)
+
+    def _map_event(self, data: Data, choices: Any) -> list[Chunk]:
         out: list[Chunk] = []
         if not self._metadata_sent:
             self._metadata(data, out)
@@ -113,7 +132,6 @@ class ChatStreamMapper:
             self._usage = usage
         elif "x_groq" in data:
             self._groq(data["x_groq"])
-        choices = data.get("choices")
         if choices:
             choice = choices[0]
             delta = choice.get("delta")
@@ -186,13 +204,6 @@ class ChatStreamMapper:
 
     def _delta(self, delta: Data, out: list[Chunk]) -> None:
         content = delta.get("content")
-        if len(delta) == 1 and type(content) is str:  # a plain text delta: the hot path
-            if content:
-                if self._text_open:
-                    out.append(Chunk("text-delta", {"id": TEXT_ID, "text": content}))
-                else:
-                    self._text(content, out)
-            return
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         details = delta.get("reasoning_details")
         if details:

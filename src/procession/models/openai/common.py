@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
+from procession.models._chunk_stream import ChunkStream, Fed
 from procession.models.base import ModelCallOptions, StreamResult
-from procession.signals import AbortSignal
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, AsyncStream
 
 __all__ = [
-    "ChunkStream",
     "ClientFactory",
     "ClientOwner",
     "StreamMapper",
@@ -93,102 +92,13 @@ class ClientOwner:
 class StreamMapper(Protocol):
     """Turns a stream's events (dicts) into chunks; one instance per call."""
 
-    def feed(self, data: Any) -> list[Chunk]:
-        """The chunks of one event."""
+    def map_event(self, data: Any) -> Fed:
+        """The chunks of one event: one, a list, or ``None``."""
         ...
 
     def finish(self) -> list[Chunk]:
         """The closing chunks once the stream has ended."""
         ...
-
-
-class ChunkStream:
-    """The ``StreamResult.stream`` of the adapters: the chunks ``mapper`` makes of the SDK
-    stream's events, then its closing chunks. It
-
-    * maps SDK exceptions raised while reading to :class:`APICallError`;
-    * closes the HTTP response on :meth:`aclose`, on the end of the stream, on an error and
-      when ``abort_signal`` fires (the read in progress is interrupted at once).
-
-    It is a plain class (no generator in between): per event it awaits the SDK stream's own
-    ``__anext__`` once and hands out the mapped chunks from a buffer.
-    """
-
-    __slots__ = (
-        "_close",
-        "_closed",
-        "_feed",
-        "_mapper",
-        "_next",
-        "_pending",
-        "_request_body",
-        "_signal",
-    )
-
-    def __init__(
-        self,
-        events: Any,
-        mapper: StreamMapper,
-        close: Callable[[], Awaitable[None]],
-        *,
-        abort_signal: AbortSignal | None,
-        request_body: object,
-    ) -> None:
-        self._next: Callable[[], Awaitable[Any]] = events.__anext__
-        self._mapper = mapper
-        self._feed = mapper.feed
-        self._close = close
-        self._signal = abort_signal
-        self._request_body = request_body
-        self._pending: list[Chunk] = []  # reversed: the next chunk is last
-        self._closed = False
-
-    def __aiter__(self) -> ChunkStream:
-        return self
-
-    async def __anext__(self) -> Chunk:
-        pending = self._pending
-        if pending:
-            return pending.pop()
-        if self._closed:
-            raise StopAsyncIteration
-        try:
-            while True:
-                if self._signal is None:
-                    event = await self._next()
-                else:
-                    with cancel_on_abort(self._signal):
-                        event = await self._next()
-                chunks = self._feed(event)
-                if chunks:
-                    break
-        except StopAsyncIteration:
-            chunks = self._mapper.finish()
-            await self.aclose()
-            if not chunks:
-                raise
-        except APICallError:
-            await self.aclose()
-            raise
-        except BaseException as exc:
-            await self.aclose()
-            mapped = map_sdk_error(exc, self._request_body)
-            if mapped is None:
-                raise
-            raise mapped from exc
-        if len(chunks) > 1:
-            chunks.reverse()
-            self._pending = chunks
-            return chunks.pop()
-        return chunks[0]
-
-    async def aclose(self) -> None:
-        """Stop the stream and close the HTTP response (idempotent)."""
-        if self._closed:
-            return
-        self._closed = True
-        self._pending = []
-        await self._close()
 
 
 def check_name(argument: str, value: object) -> str:
@@ -322,9 +232,23 @@ def stream_result(
     body: dict[str, Any],
     warnings: list[dict[str, Any]],
 ) -> StreamResult:
-    """The :class:`StreamResult` of a started SDK stream, read through :class:`ChunkStream`."""
+    """The :class:`StreamResult` of a started SDK stream, read through :class:`ChunkStream`.
+
+    SDK exceptions raised while reading become :class:`APICallError`; the HTTP response is
+    closed at the end of the stream, on an error, on ``aclose`` and when the abort signal
+    fires (the read in progress is interrupted at once).
+    """
+
+    def on_error(exc: BaseException) -> BaseException | None:
+        return None if isinstance(exc, APICallError) else map_sdk_error(exc, body)
+
     stream = ChunkStream(
-        sdk_stream, mapper, sdk_stream.close, abort_signal=options.abort_signal, request_body=body
+        sdk_stream.__anext__,
+        mapper.map_event,
+        mapper.finish,
+        sdk_stream.close,
+        abort_signal=options.abort_signal,
+        on_error=on_error,
     )
     return StreamResult(
         stream=stream,

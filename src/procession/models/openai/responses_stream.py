@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
+from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
 
@@ -66,6 +67,13 @@ class ResponsesStreamMapper:
             "response.failed": self._failed,
             "error": self._error,
         }
+
+    def map_event(self, event: Event) -> Fed:
+        """The chunks of one event as the adapter's chunk stream takes them: a text delta (the hot
+        path) as its one chunk, anything else as :meth:`feed` makes it."""
+        if event.get("type") == "response.output_text.delta":
+            return Chunk("text-delta", {"id": event.get("item_id"), "text": event.get("delta", "")})
+        return self.feed(event)
 
     def feed(self, event: Event) -> Out:
         """The chunks one event yields; raises :class:`APICallError` for error events."""
