@@ -162,7 +162,9 @@ class ResumableResponse:
     async def _respond(self, send: Send) -> None:
         live = self.log.live.get(self.run_id)
         start = {"type": "http.response.start", "status": 200, "headers": self.headers}
-        started = False
+        started = self.after > 0  # a stream already begun: no error answer can replace it
+        if started:  # answered now: the next event may be long (a run waiting for approval)
+            await send(start)
         async with contextlib.aclosing(self.log.follow(self.run_id, self.after)) as frames:
             async for batch in frames:
                 if not started:
