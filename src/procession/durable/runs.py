@@ -31,6 +31,7 @@ from procession._checks import check_seconds, wrong
 from procession.agent import Agent
 from procession.chunks import Chunk
 from procession.durable.approvals import DBOSApprovals
+from procession.durable.checkpoints import Checkpoints
 from procession.durable.journal import DBOSJournal
 from procession.errors import ConfigurationError, ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, advisory_key
@@ -211,6 +212,7 @@ class DurableRuns:
         self._followers: dict[str, _Follower] = {}
         self._executing: dict[str, asyncio.Task[Any]] = {}
         self._lease: _Lease | None = None
+        self._checkpoints: Checkpoints | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._launched = False
 
@@ -242,6 +244,7 @@ class DurableRuns:
         if self.postgres and self._lease is None:  # the database was created just now
             self._lease = await _take_lease(self.database_url, self.executor_id, exists=False)
         if self.postgres:
+            self._checkpoints = await Checkpoints.open(self.database_url)
             self._recovery = asyncio.create_task(self._recover_forever())
 
     async def close(self) -> None:
@@ -257,6 +260,9 @@ class DurableRuns:
         if self._launched:
             DBOS.destroy(workflow_completion_timeout_sec=0)
             self._launched = False
+        if self._checkpoints is not None:
+            await self._checkpoints.close()
+            self._checkpoints = None
         if self._lease is not None:
             await self._lease.close()
             self._lease = None
@@ -392,7 +398,9 @@ class DurableRuns:
         if agent.approvals is None and "approvals" not in options:
             options["approvals"] = self.approvals
         states: Mapping[str, Any] = {}
-        journal = DBOSJournal(states=lambda: states)  # checked at every checkpoint
+        store = self._checkpoints
+        records = None if store is None else await store.run(run_id)
+        journal = DBOSJournal(states=lambda: states, checkpoints=records)  # states: checked
         stream = agent.stream(request["messages"], run_id=run_id, journal=journal, **options)
         states = stream.processor_states
         async with stream:
