@@ -1,5 +1,6 @@
 """Durable runs on DBOS (the ``durable`` extra): a run is a workflow whose model and tool
-calls are checkpointed steps, resumed on another worker when its worker dies.
+calls are checkpointed (in ``procession.checkpoints`` on PostgreSQL, as DBOS steps on
+SQLite), resumed on another worker when its worker dies.
 
 ::
 
@@ -13,6 +14,7 @@ See ``docs/scaling.md``.
 """
 
 from procession.durable.approvals import DBOSApprovals
+from procession.durable.checkpoints import CheckpointConflict, Checkpoints, RunCheckpoints
 from procession.durable.journal import DBOSJournal, check_states
 from procession.durable.runs import (
     QUEUE,
@@ -27,11 +29,14 @@ from procession.durable.runs import (
 __all__ = [
     "QUEUE",
     "WORKFLOW",
+    "CheckpointConflict",
+    "Checkpoints",
     "ChunkSink",
     "DBOSApprovals",
     "DBOSJournal",
     "DurableRun",
     "DurableRuns",
+    "RunCheckpoints",
     "RunObserver",
     "check_states",
     "enqueue",

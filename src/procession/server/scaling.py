@@ -224,7 +224,9 @@ AFTER = Param(
     minimum=0,
     maximum=999_999_999,
 )
+"""``?after=N``: where a reconnect continues."""
 RESOURCE = Param("resourceId", description="The resource (default: the caller's, or 'local')")
+"""``?resourceId=``: whose run it is (without credentials)."""
 RECONNECT_PARAMS = (AFTER, RESOURCE)
 """The query parameters of the reconnect routes."""
 
