@@ -7,9 +7,11 @@ Run: ``.venv/bin/python bench/bench_scaling.py [--runs 300] [--concurrency 60]``
   locks and the resumable chunk log on PostgreSQL; a scripted model with no delay); the
   client streams ``--runs`` turns, each on its own thread, ``--concurrency`` at a time,
   spread over the replicas. Runs per second = turns / wall time.
-- **Durability**: the same 4-step run (three tool steps, then the answer) executed plainly
-  and as a DBOS workflow on PostgreSQL (``DurableRuns``); the difference per step (one model
-  call and one tool call checkpointed per step).
+- **Durability**: runs of 4 and 12 agent steps (tool steps, then the answer) executed
+  plainly and as DBOS workflows on PostgreSQL (``DurableRuns``), medians of ``--repeats``;
+  the cost of one more step (a model and a tool call recorded) is the slope between them,
+  the run's own cost (the workflow's start and end) the rest. ``--durable-only`` skips the
+  replicas.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import sys
 import time
 import uuid
@@ -60,7 +63,7 @@ async def _replicas(dsn: str, count: int, runs: int, concurrency: int) -> float:
         await drop_schema(dsn, schema)
 
 
-def _agent() -> Agent:
+def _agent(tool_steps: int) -> Agent:
     @tool
     def lookup(n: int) -> str:
         """Look something up."""
@@ -68,44 +71,59 @@ def _agent() -> Agent:
 
     def reply(options: Any) -> Reply:
         done = sum(1 for m in options.prompt if m["role"] == "tool")
-        if done >= 3:
+        if done >= tool_steps:
             return Reply(text=["Done."])
         return Reply(tool_calls=[ToolCallScript("lookup", {"n": done}, f"c{done}")])
 
-    return Agent(id="steps", model=FunctionModel(reply), tools=[lookup])
+    return Agent(id=f"steps{tool_steps}", model=FunctionModel(reply), tools=[lookup])
 
 
-async def _durability(dsn: str, runs: int) -> dict[str, float]:
-    from procession.durable import DurableRuns
-
-    agent = _agent()
+async def _per_run(durable: Any, agent: Agent, runs: int) -> tuple[float, float]:
+    """Seconds per run, plain and as a durable run (one after the other)."""
     started = time.perf_counter()
     for _ in range(runs):
         await agent.generate("go")
     plain = (time.perf_counter() - started) / runs
-    name = f"procession_dbos_{uuid.uuid4().hex[:8]}"
-    durable = DurableRuns([agent], database_url=f"{dsn.rpartition('/')[0]}/{name}")
-    await durable.launch()
-    try:
-        run = await durable.start("steps", "go")
+    started = time.perf_counter()
+    for _ in range(runs):
+        run = await durable.start(agent.id, "go")
         await run.result()
-        started = time.perf_counter()
-        for _ in range(runs):
-            run = await durable.start("steps", "go")
-            await run.result()
-        durable_run = (time.perf_counter() - started) / runs
+    return plain, (time.perf_counter() - started) / runs
+
+
+async def _durability(dsn: str, runs: int, repeats: int) -> dict[str, float]:
+    """Durable minus plain, per run, for runs of 4 and 12 agent steps (3 and 11 tool steps,
+    then the answer), each the median of ``repeats``; the slope is the cost of one more step
+    (a model and a tool call recorded), the rest the run's own (the workflow, the thread)."""
+    import asyncpg
+
+    from procession.durable import DurableRuns
+
+    short, long = _agent(3), _agent(11)
+    name = f"procession_dbos_{uuid.uuid4().hex[:8]}"
+    durable = DurableRuns([short, long], database_url=f"{dsn.rpartition('/')[0]}/{name}")
+    await durable.launch()
+    extra: dict[int, list[float]] = {4: [], 12: []}
+    try:
+        for agent in (short, long):  # warm up
+            await _per_run(durable, agent, 3)
+        for _ in range(repeats):
+            for steps, agent in ((4, short), (12, long)):
+                plain, durable_run = await _per_run(durable, agent, runs)
+                extra[steps].append((durable_run - plain) * 1000)
     finally:
         await durable.close()
-        import asyncpg
-
         conn = await asyncpg.connect(dsn)
         await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await conn.close()
-    steps = 4
+    four, twelve = statistics.median(extra[4]), statistics.median(extra[12])
+    per_step = (twelve - four) / 8
     return {
-        "plain_run_ms": round(plain * 1000, 2),
-        "durable_run_ms": round(durable_run * 1000, 2),
-        "overhead_per_step_ms": round((durable_run - plain) * 1000 / steps, 2),
+        "overhead_4_step_run_ms": round(four, 2),
+        "overhead_12_step_run_ms": round(twelve, 2),
+        "overhead_per_step_ms": round(per_step, 2),
+        "overhead_per_run_ms": round(four - 4 * per_step, 2),
+        "overhead_per_step_4_step_run_ms": round(four / 4, 2),
     }
 
 
@@ -114,16 +132,18 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--concurrency", type=int, default=60)
     parser.add_argument("--durable-runs", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=5, help="medians of this many")
+    parser.add_argument("--durable-only", action="store_true", help="skip the replicas")
     args = parser.parse_args()
     dsn = find_dsn()
     if dsn is None:
         raise SystemExit("no PostgreSQL: set PROCESSION_TEST_POSTGRES_DSN")
     figures: dict[str, Any] = {}
-    for count in (1, 3):
+    for count in () if args.durable_only else (1, 3):
         figures[f"runs_per_second_{count}_replicas"] = round(
             await _replicas(dsn, count, args.runs, args.concurrency), 1
         )
-    figures["durability"] = await _durability(dsn, args.durable_runs)
+    figures["durability"] = await _durability(dsn, args.durable_runs, args.repeats)
     print(json.dumps(figures, indent=2))
 
 

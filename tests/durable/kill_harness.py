@@ -307,9 +307,22 @@ async def _check(
                     checkpoints[step["function_name"]] = float(step["completed_at_epoch_ms"])
     finally:
         client.destroy()
+    checkpoints.update(await _recorded_calls(url))
     await _check_threads(conn, schema, runs, result)
     rows = await conn.fetch(f"SELECT key, at_ms FROM {_effects_table(schema)}")
     _check_effects(rows, runs, checkpoints, result)
+
+
+async def _recorded_calls(url: str) -> dict[str, float]:
+    """When each model and tool call was recorded (``procession.checkpoints``, PostgreSQL)."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT key, extract(epoch FROM created_at) * 1000 AS at_ms FROM procession.checkpoints"
+        )
+    finally:
+        await conn.close()
+    return {row["key"]: float(row["at_ms"]) for row in rows}
 
 
 async def _check_threads(conn: Any, schema: str, runs: dict[str, int], result: SoakResult) -> None:

@@ -8,6 +8,8 @@ fuzzing runs belong in ``bench/``.
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,9 +30,12 @@ from schemathesis.specs.openapi.checks import (
 from procession import Memory
 from procession.memory import SQLiteStorage
 from procession.server import Auth, ServerLimits, create_app
-from procession.server.routes import ROUTES
+from procession.server.chunk_log import ChunkLog
+from procession.server.routes import RECONNECT, ROUTES, RouteSpec
+from procession.server.scaling import Scaling
 from procession.server.studio import STUDIO_ROUTES
 from procession.tracing import trace_store
+from tests.memory.crash_harness import drop_schema, find_dsn
 
 from .conftest import scripted_agent, serve_in_thread
 
@@ -70,14 +75,33 @@ def served(request: Any, tmp_path_factory: Any) -> Iterator[tuple[str, Any, dict
     traces.shutdown()
 
 
-def _operations() -> list[str]:
-    return [f"{r.method} {r.path}" for r in SERVED]
+@pytest.fixture(scope="module")
+def resumable(tmp_path_factory: Any) -> Iterator[tuple[str, Any, dict[str, str]]]:
+    """A server with resumable streams (a chunk log on PostgreSQL): its reconnect routes."""
+    dsn = find_dsn()
+    if dsn is None:
+        pytest.skip("no PostgreSQL server: set PROCESSION_TEST_POSTGRES_DSN")
+    schema = f"fuzz_{uuid.uuid4().hex[:10]}"
+    path: Path = tmp_path_factory.mktemp("fuzz") / "memory.db"
+    memory = Memory(SQLiteStorage(str(path)))
+    scaling = Scaling(chunk_log=ChunkLog(dsn, schema=schema))
+    app = create_app([scripted_agent("support", "Hello there", memory=memory)], scaling=scaling)
+    try:
+        with serve_in_thread(app) as url:
+            document = requests.get(f"{url}/api/openapi.json", timeout=10).json()
+            yield url, schemathesis.openapi.from_dict(document), {}
+    finally:
+        asyncio.run(drop_schema(dsn, schema))
 
 
-def _cases() -> list[tuple[str, GenerationMode]]:
+def _operations(routes: tuple[RouteSpec, ...] = SERVED) -> list[str]:
+    return [f"{r.method} {r.path}" for r in routes]
+
+
+def _cases(routes: tuple[RouteSpec, ...] = SERVED) -> list[tuple[str, GenerationMode]]:
     """Every operation in positive mode; in negative mode those with something to get wrong."""
     out = []
-    for route in SERVED:
+    for route in routes:
         label = f"{route.method} {route.path}"
         out.append((label, GenerationMode.POSITIVE))
         # A route whose only input is a free string in its path has nothing to get wrong.
@@ -90,6 +114,30 @@ def _cases() -> list[tuple[str, GenerationMode]]:
 def test_every_operation_answers_as_documented(
     served: tuple[str, Any, dict[str, str]], label: str, mode: GenerationMode
 ) -> None:
+    _fuzz(served, label, mode)
+
+
+@pytest.mark.parametrize(("label", "mode"), _cases(RECONNECT), ids=lambda v: getattr(v, "value", v))
+def test_the_reconnect_routes_answer_as_documented(
+    resumable: tuple[str, Any, dict[str, str]], label: str, mode: GenerationMode
+) -> None:
+    _fuzz(resumable, label, mode)
+
+
+def test_resumable_streams_document_their_reconnect_routes(
+    resumable: tuple[str, Any, dict[str, str]],
+) -> None:
+    url, _, _ = resumable
+    document = requests.get(f"{url}/api/openapi.json", timeout=10).json()
+    operations = {f"{m.upper()} {p}" for p, item in document["paths"].items() for m in item}
+    assert operations == set(_operations(SERVED + RECONNECT))
+    chat = document["paths"]["/chat/{agentId}/{chatId}/stream"]["get"]
+    assert {"200", "204"} <= set(chat["responses"])
+    stream = document["paths"]["/api/agents/{agentId}/stream/{runId}"]["get"]
+    assert [p["name"] for p in stream["parameters"]] == ["agentId", "runId", "after", "resourceId"]
+
+
+def _fuzz(served: tuple[str, Any, dict[str, str]], label: str, mode: GenerationMode) -> None:
     url, schema, headers = served
     method, path = label.split(" ", 1)
     operation = schema[path][method]

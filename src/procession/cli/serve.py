@@ -17,7 +17,13 @@ from procession.cli.errors import EXIT_OK, CLIError
 from procession.cli.loading import load_agents
 from procession.cli.options import Commands, add_command
 
-__all__ = ["auth_from_args", "register", "serve_command", "traces_from_args"]
+__all__ = [
+    "auth_from_args",
+    "register",
+    "scaling_from_args",
+    "serve_command",
+    "traces_from_args",
+]
 
 DESCRIPTION = """\
 Serve every agent of a module (or FILE:ATTR) and its memory over HTTP.
@@ -33,6 +39,11 @@ acts as the resource its body names (or 'local'). API keys: a JSON file {"key": 
 
 Studio is at /studio, behind the same credentials: --traces traces.db (a SQLite file or a
 PostgreSQL URL) keeps every run's spans there for its timelines (docs/studio.md).
+
+Replicas (docs/scaling.md): every replica names the same databases.
+
+  procession serve app.py --chunk-log postgresql://.../app     # resumable streams
+  procession serve app.py --durable postgresql://.../app_dbos  # durable runs (DBOS)
 """
 
 
@@ -59,6 +70,7 @@ def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None
     parser.add_argument("--cors-origin", action="append", metavar="ORIGIN", help="repeatable")
     parser.add_argument("--max-body-bytes", type=int, default=1_048_576, metavar="BYTES")
     parser.add_argument("--shutdown-grace", type=int, default=30, metavar="SECONDS")
+    _scaling_arguments(parser)
     parser.add_argument(
         "--expose-instructions",
         action="store_true",
@@ -93,6 +105,57 @@ def traces_from_args(args: argparse.Namespace) -> Any:
     store = trace_store(args.traces)
     configure_tracing(store, service_name="procession-serve")
     return store
+
+
+def _scaling_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("replicas (docs/scaling.md)")
+    group.add_argument(
+        "--lock-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a turn waits for its thread, then 409 (default: %(default)s)",
+    )
+    group.add_argument("--chunk-log", metavar="DSN", help="PostgreSQL: resumable streams")
+    group.add_argument("--chunk-log-schema", default="public", metavar="SCHEMA")
+    group.add_argument(
+        "--detach-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="a run nobody follows is cancelled after this (default: %(default)s)",
+    )
+    group.add_argument("--durable", metavar="URL", help="DBOS system database: durable runs")
+    group.add_argument("--executor-id", metavar="ID", help="this replica's DBOS executor id")
+
+
+def scaling_from_args(args: argparse.Namespace, agents: list[Any]) -> Any:
+    """The :class:`~procession.server.scaling.Scaling` the replica options describe."""
+    from procession.errors import ConfigurationError
+    from procession.server.chunk_log import ChunkLog
+    from procession.server.scaling import Scaling
+
+    try:
+        log = None
+        if args.chunk_log is not None:
+            log = ChunkLog(
+                args.chunk_log, schema=args.chunk_log_schema, detach_timeout=args.detach_timeout
+            )
+        durable = None
+        if args.durable is not None:
+            try:
+                from procession.durable import DurableRuns
+            except ImportError as exc:  # pragma: no cover - the durable extra is missing
+                raise CLIError(f"--durable needs the durable extra ({exc})") from None
+            durable = DurableRuns(
+                agents,
+                database_url=args.durable,
+                executor_id=args.executor_id,
+                lock_timeout=args.lock_timeout,
+            )
+        return Scaling(lock_timeout=args.lock_timeout, chunk_log=log, durable=durable)
+    except ConfigurationError as exc:
+        raise CLIError(f"procession serve: {exc}") from None
 
 
 def _api_keys(args: argparse.Namespace) -> dict[str, str]:
@@ -154,6 +217,7 @@ def serve_command(args: argparse.Namespace) -> int:
     check_host(args.host, auth)
     agents = load_agents(args.target)
     cors = CORS(allow_origins=args.cors_origin) if args.cors_origin else None
+    scaling = scaling_from_args(args, agents)
     app = create_app(
         agents,
         auth=auth,
@@ -163,6 +227,7 @@ def serve_command(args: argparse.Namespace) -> int:
         traces=traces_from_args(args),
         studio=not args.no_studio,
         allow_inspect=True if args.allow_inspect else None,
+        scaling=scaling,
     )
     serve(app, host=args.host, port=args.port, auth=auth, shutdown_grace=args.shutdown_grace)
     return EXIT_OK

@@ -1,5 +1,6 @@
 """Durable runs on DBOS (the ``durable`` extra): a run is a workflow whose model and tool
-calls are checkpointed steps, resumed on another worker when its worker dies.
+calls are checkpointed (in ``procession.checkpoints`` on PostgreSQL, as DBOS steps on
+SQLite), resumed on another worker when its worker dies.
 
 ::
 
@@ -13,16 +14,29 @@ See ``docs/scaling.md``.
 """
 
 from procession.durable.approvals import DBOSApprovals
+from procession.durable.checkpoints import CheckpointConflict, Checkpoints, RunCheckpoints
 from procession.durable.journal import DBOSJournal, check_states
-from procession.durable.runs import QUEUE, WORKFLOW, DurableRun, DurableRuns, RunObserver, enqueue
+from procession.durable.runs import (
+    QUEUE,
+    WORKFLOW,
+    ChunkSink,
+    DurableRun,
+    DurableRuns,
+    RunObserver,
+    enqueue,
+)
 
 __all__ = [
     "QUEUE",
     "WORKFLOW",
+    "CheckpointConflict",
+    "Checkpoints",
+    "ChunkSink",
     "DBOSApprovals",
     "DBOSJournal",
     "DurableRun",
     "DurableRuns",
+    "RunCheckpoints",
     "RunObserver",
     "check_states",
     "enqueue",

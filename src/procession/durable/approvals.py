@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from procession._checks import check_seconds
 from procession.approvals import ApprovalRequest, Decision
 
 __all__ = ["DBOSApprovals"]
@@ -24,10 +25,13 @@ class DBOSApprovals:
 
     Args:
         timeout: Seconds a run waits for a decision before the call is declined.
+        find_timeout: Seconds :meth:`find` waits for a request not published yet (the run
+            shows its client the request just before it publishes it).
     """
 
-    def __init__(self, *, timeout: float = 7 * 24 * 3600.0) -> None:
-        self.timeout = timeout
+    def __init__(self, *, timeout: float = 7 * 24 * 3600.0, find_timeout: float = 3.0) -> None:
+        self.timeout = check_seconds("timeout", timeout)
+        self.find_timeout = check_seconds("find_timeout", find_timeout)
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Publish the request, then wait durably for its decision (in the run's workflow)."""
@@ -36,15 +40,18 @@ class DBOSApprovals:
         topic = _TOPIC + request.tool_call_id
         await DBOS.set_event_async(topic, _request_data(request))
         message = await DBOS.recv_async(topic, timeout_seconds=self.timeout)
+        await DBOS.set_event_async(topic, None)  # answered: ``find`` no longer finds it
         if not isinstance(message, dict):
             return Decision(False, "no decision came in time")
         return Decision(bool(message.get("approved")), message.get("reason"))
 
     async def find(self, run_id: str, tool_call_id: str) -> ApprovalRequest | None:
-        """The request of a run's call, as the run published it (from any worker)."""
+        """The request of a run's call while it waits for a decision (from any worker)."""
         from dbos import DBOS
 
-        data = await DBOS.get_event_async(run_id, _TOPIC + tool_call_id, timeout_seconds=0)
+        data = await DBOS.get_event_async(
+            run_id, _TOPIC + tool_call_id, timeout_seconds=self.find_timeout
+        )
         if not isinstance(data, dict):
             return None
         return ApprovalRequest(**data)

@@ -6,6 +6,11 @@ journal's key, so an execution that makes the calls in another order fails loudl
 replaying the wrong record. Step ids are drawn when the call is made (``DBOS.reserve_step``),
 so tools running in parallel get the same ids every time.
 
+On PostgreSQL, :class:`~procession.durable.DurableRuns` hands the journal the run's
+:class:`~procession.durable.checkpoints.RunCheckpoints`: model and tool calls are then
+recorded there (one ``INSERT`` each) instead of as DBOS steps (decision 0201); the commit
+stays a DBOS step.
+
 - **Model call**: the step streams the model live — chunks reach the run as they arrive — and
   its recorded output is the chunks' wire form. Executed again, the step returns the record
   without calling the model and the chunks are replayed. A call that failed records only
@@ -27,6 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from procession.chunks import Chunk
+from procession.durable.checkpoints import RunCheckpoints
 from procession.errors import ConfigurationError
 from procession.journal import ToolOutcome
 from procession.memory.once import commit_once
@@ -63,10 +69,18 @@ class DBOSJournal:
     Args:
         states: Returns the run's processor states, checked at every checkpoint
             (:func:`check_states`); ``None`` checks nothing.
+        checkpoints: Where model and tool calls are recorded (PostgreSQL); ``None``: as
+            DBOS steps.
     """
 
-    def __init__(self, *, states: Callable[[], Mapping[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        states: Callable[[], Mapping[str, Any]] | None = None,
+        checkpoints: RunCheckpoints | None = None,
+    ) -> None:
         self._states = states
+        self._checkpoints = checkpoints
 
     def _check(self) -> None:
         if self._states is not None:
@@ -79,6 +93,10 @@ class DBOSJournal:
         from dbos import DBOS
 
         self._check()
+        if self._checkpoints is not None:
+            async for chunk in _recorded_model_call(self._checkpoints, key, start):
+                yield chunk
+            return
         reservation = DBOS.reserve_step()
         queue: asyncio.Queue[Any] = asyncio.Queue()
         ran = False
@@ -122,6 +140,14 @@ class DBOSJournal:
         from dbos import DBOS
 
         self._check()
+        checkpoints = self._checkpoints
+        if checkpoints is not None:
+            found, record = checkpoints.get(key)
+            if found:
+                return bool(record[0]), record[1]
+            outcome = await run()
+            await checkpoints.record(key, outcome)
+            return outcome
         reservation = DBOS.reserve_step()
 
         async def body() -> list[Any]:
@@ -149,3 +175,20 @@ class DBOSJournal:
                 await work()
 
         await reservation.run_async(_options(key), body)
+
+
+async def _recorded_model_call(
+    checkpoints: RunCheckpoints, key: str, start: Callable[[], AsyncIterator[Chunk]]
+) -> AsyncIterator[Chunk]:
+    """The call's record replayed, or the call streamed live and recorded once it ended
+    whole (before the run goes on with its outcome). A failed call is not recorded."""
+    found, record = checkpoints.get(key)
+    if found:
+        for wire in record:
+            yield Chunk.from_dict(wire)
+        return
+    recorded: list[dict[str, Any]] = []
+    async for chunk in start():
+        recorded.append(chunk.to_dict())
+        yield chunk
+    await checkpoints.record(key, recorded)

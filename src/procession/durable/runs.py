@@ -24,18 +24,28 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 
 from procession._checks import check_seconds, wrong
 from procession.agent import Agent
 from procession.chunks import Chunk
+from procession.durable.approvals import DBOSApprovals
+from procession.durable.checkpoints import Checkpoints
 from procession.durable.journal import DBOSJournal
 from procession.errors import ConfigurationError, ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, advisory_key
+from procession.results import AgentResult
 
-__all__ = ["QUEUE", "WORKFLOW", "DurableRun", "DurableRuns", "RunObserver", "enqueue"]
+__all__ = [
+    "QUEUE",
+    "WORKFLOW",
+    "ChunkSink",
+    "DurableRun",
+    "DurableRuns",
+    "RunObserver",
+    "enqueue",
+]
 
 logger = logging.getLogger("procession.durable")
 
@@ -49,37 +59,81 @@ _END = object()
 _current: DurableRuns | None = None
 
 
+ChunkSink = Callable[[Chunk], None]
+"""Takes each chunk of one run's execution (a plain call on the run's hot path)."""
+
+
 class RunObserver:
-    """Told about every run this worker executes (the resumable streams' chunk log)."""
+    """Told about every run this worker executes (the server's chunk log, for one).
 
-    def opened(self, run_id: str, agent_id: str, resource_id: str | None) -> None:
-        """A run (started here or recovered) begins executing in this worker."""
+    ``opened`` is awaited once per execution and returns the function each of its chunks is
+    passed to (or ``None``); ``closed`` is called once the execution here stopped.
+    """
 
-    def chunk(self, run_id: str, chunk: Chunk) -> None:
-        """One chunk of the run (a plain call on the run's hot path)."""
+    async def opened(
+        self, run_id: str, agent_id: str, options: Mapping[str, Any], meta: Mapping[str, Any]
+    ) -> ChunkSink | None:
+        """A run (started here or recovered) begins executing in this worker: ``options``
+        are its ``stream()`` options, ``meta`` what its starter attached
+        (:meth:`DurableRuns.start`). Returns where its chunks go, if anywhere."""
+        return None
 
-    def closed(self, run_id: str) -> None:
-        """The run's execution in this worker ended (completed, failed or cancelled)."""
+    def closed(self, run_id: str, error: BaseException | None, *, finished: bool) -> None:
+        """The run's execution here stopped. ``finished``: the run ended (``error`` is the
+        error it ended with, if any: a model's, a tool's, a busy thread's); otherwise this
+        worker is closing and another worker resumes the run."""
 
 
-@dataclass(slots=True)
+class _Follower:
+    """Where a run executing in this worker hands its chunks to the caller of ``start``."""
+
+    __slots__ = ("attached", "outcome", "queue")
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.attached = True
+        self.outcome: AgentResult | None = None
+
+    def put(self, item: Any) -> None:
+        if self.attached:
+            self.queue.put_nowait(item)
+
+
 class DurableRun:
     """A run started by :meth:`DurableRuns.start`: iterate it for the chunks executed in this
-    worker; :meth:`result` waits for the workflow's summary (from any worker)."""
+    worker (once); :meth:`result` waits for the workflow's summary (from any worker)."""
 
-    run_id: str
-    _queue: asyncio.Queue[Any]
-    _handle: Any
+    __slots__ = ("_follower", "_result", "run_id")
+
+    def __init__(self, run_id: str, follower: _Follower | None, result: asyncio.Future[Any]):
+        self.run_id = run_id
+        self._follower = follower
+        self._result = result
 
     async def __aiter__(self) -> AsyncIterator[Chunk]:
-        while (item := await self._queue.get()) is not _END:
+        follower = self._follower
+        if follower is None:
+            raise RuntimeError(f"run {self.run_id} was started with follow=False")
+        while (item := await follower.queue.get()) is not _END:
             if isinstance(item, BaseException):
                 raise item
             yield item
 
+    @property
+    def outcome(self) -> AgentResult | None:
+        """The run's :class:`~procession.results.AgentResult` once its chunks were read,
+        when it was executed to its end in this worker (``None`` otherwise)."""
+        return None if self._follower is None else self._follower.outcome
+
+    def detach(self) -> None:
+        """Stop receiving the run's chunks; the run goes on."""
+        if self._follower is not None:
+            self._follower.attached = False
+            self._follower.queue = asyncio.Queue()
+
     async def result(self) -> dict[str, Any]:
         """The run's summary: ``{"runId", "status", "text", "finishReason", "error"}``."""
-        summary: dict[str, Any] = await self._handle.get_result()
+        summary: dict[str, Any] = await asyncio.shield(self._result)
         return summary
 
 
@@ -152,8 +206,13 @@ class DurableRuns:
         self.recovery_interval = check_seconds("recovery_interval", recovery_interval, minimum=0.01)
         self.app_version = app_version
         self.observer = observer or RunObserver()
-        self._followers: dict[str, asyncio.Queue[Any]] = {}
+        self.approvals = DBOSApprovals()
+        """The broker of agents that have none (``Agent(approvals=...)``): their tool
+        approvals wait durably, answered from any worker."""
+        self._followers: dict[str, _Follower] = {}
+        self._executing: dict[str, asyncio.Task[Any]] = {}
         self._lease: _Lease | None = None
+        self._checkpoints: Checkpoints | None = None
         self._recovery: asyncio.Task[None] | None = None
         self._launched = False
 
@@ -185,6 +244,7 @@ class DurableRuns:
         if self.postgres and self._lease is None:  # the database was created just now
             self._lease = await _take_lease(self.database_url, self.executor_id, exists=False)
         if self.postgres:
+            self._checkpoints = await Checkpoints.open(self.database_url)
             self._recovery = asyncio.create_task(self._recover_forever())
 
     async def close(self) -> None:
@@ -196,9 +256,13 @@ class DurableRuns:
         if self._recovery is not None:
             self._recovery.cancel()
             await asyncio.gather(self._recovery, return_exceptions=True)
+        await self._interrupt()
         if self._launched:
             DBOS.destroy(workflow_completion_timeout_sec=0)
             self._launched = False
+        if self._checkpoints is not None:
+            await self._checkpoints.close()
+            self._checkpoints = None
         if self._lease is not None:
             await self._lease.close()
             self._lease = None
@@ -207,26 +271,65 @@ class DurableRuns:
 
     # -- runs ------------------------------------------------------------------------------
 
+    @staticmethod
+    def new_run_id() -> str:
+        """A new run id (``run_`` and 32 hex digits)."""
+        return f"run_{uuid.uuid4().hex}"
+
+    async def _interrupt(self) -> None:
+        """Stop the runs executing here without ending them (a cancelled workflow stays
+        pending in DBOS: another worker, or this one restarted, resumes it)."""
+        tasks = [t for t in self._executing.values() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     async def start(
-        self, agent_id: str, messages: Any, *, run_id: str | None = None, **options: Any
+        self,
+        agent_id: str,
+        messages: Any,
+        *,
+        run_id: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+        follow: bool = True,
+        **options: Any,
     ) -> DurableRun:
         """Start (or, with a known ``run_id``, attach to) the run of ``agent_id``.
 
         ``options`` are ``stream()``'s that can be stored with the run (ids, request context,
-        instructions, settings): they must be JSON-like. ``ThreadBusyError`` when the thread
-        stays busy for ``lock_timeout`` seconds.
+        instructions, settings): they must be JSON-like. ``meta`` (JSON-like) is stored with
+        the run for the :class:`RunObserver` of whichever worker executes it. With
+        ``follow=False`` the run's chunks are not handed to the caller (``result()`` still
+        works). A busy thread (``lock_timeout``) ends the run with ``ThreadBusyError``.
         """
         from dbos import DBOS, SetWorkflowID
 
         if agent_id not in self.agents:
             raise wrong("agent_id", agent_id, f"one of {sorted(self.agents)}")
-        run_id = run_id or f"run_{uuid.uuid4().hex}"
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        self._followers[run_id] = queue
-        request = {"messages": messages, "options": options}
-        with SetWorkflowID(run_id):
-            handle = await DBOS.start_workflow_async(_register(), agent_id, request)
-        return DurableRun(run_id, queue, handle)
+        run_id = run_id or self.new_run_id()
+        follower = _Follower() if follow else None
+        if follower is not None:
+            self._followers[run_id] = follower
+        request = {"messages": messages, "options": options, "meta": dict(meta or {})}
+        try:
+            with SetWorkflowID(run_id):
+                handle = await DBOS.start_workflow_async(_register(), agent_id, request)
+        except BaseException:
+            self._followers.pop(run_id, None)
+            raise
+        result = asyncio.ensure_future(handle.get_result())
+        result.add_done_callback(lambda done: self._ended(run_id, follower, done))
+        return DurableRun(run_id, follower, result)
+
+    def _ended(self, run_id: str, follower: _Follower | None, done: asyncio.Future[Any]) -> None:
+        """The workflow completed (here or elsewhere): a follower of a run that was not
+        executed here stops waiting."""
+        if not done.cancelled():
+            done.exception()  # retrieved: whoever awaits the result sees it
+        if follower is not None:
+            if self._followers.get(run_id) is follower:
+                del self._followers[run_id]
+            follower.put(_END)
 
     async def execute(self, agent_id: str, request: dict[str, Any]) -> dict[str, Any]:
         """The body of the ``procession.run`` workflow."""
@@ -239,57 +342,85 @@ class DurableRuns:
             raise ConfigurationError(f"procession.run: no agent {agent_id!r} in this worker")
         options = dict(request["options"])
         follower = self._followers.pop(run_id, None)
-        self.observer.opened(run_id, agent_id, options.get("resource_id"))
+        task = asyncio.current_task()
+        if task is not None:
+            self._executing[run_id] = task
+        sink = await self.observer.opened(run_id, agent_id, options, request.get("meta") or {})
+        error: BaseException | None = None
+        finished = False
         try:
-            async with self._thread(agent, options.get("thread_id"), await _is_first(request)):
-                return await self._stream(agent, run_id, request["messages"], options, follower)
-        except ThreadBusyError as error:
+            async with self._thread(agent, options.get("thread_id")):
+                summary, error = await self._stream(agent, run_id, request, follower, sink)
+            finished = True
+            return summary
+        except ThreadBusyError as busy:
+            error, finished = busy, True
             if follower is not None:
-                follower.put_nowait(error)
-            return {"runId": run_id, "status": "busy", "error": str(error)}
+                follower.put(busy)
+            return {"runId": run_id, "status": "busy", "error": str(busy)}
+        except Exception as failure:  # the workflow fails (DBOS records it)
+            error, finished = failure, True
+            if follower is not None:
+                follower.put(failure)
+            raise
         finally:
-            self.observer.closed(run_id)
+            self._executing.pop(run_id, None)
+            self.observer.closed(run_id, error, finished=finished)
             if follower is not None:
-                follower.put_nowait(_END)
+                follower.put(_END)
 
     def _thread(
-        self, agent: Agent, thread_id: str | None, first: bool
+        self, agent: Agent, thread_id: str | None
     ) -> contextlib.AbstractAsyncContextManager[None]:
+        """The thread's lock: a new turn waits ``lock_timeout``, a recovered one as long as
+        it takes (whether this is the first execution is a step of the run)."""
         lock = getattr(agent.memory, "thread_lock", None)
         if thread_id is None or not callable(lock):
             return contextlib.nullcontext()
-        held: contextlib.AbstractAsyncContextManager[None] = lock(
-            thread_id, timeout=self.lock_timeout if first else 365 * 86400.0
-        )
-        return held
+
+        @contextlib.asynccontextmanager
+        async def held() -> AsyncIterator[None]:
+            timeout = self.lock_timeout if await _is_first() else 365 * 86400.0
+            async with lock(thread_id, timeout=timeout):
+                yield
+
+        return held()
 
     async def _stream(
         self,
         agent: Agent,
         run_id: str,
-        messages: Any,
-        options: dict[str, Any],
-        follower: asyncio.Queue[Any] | None,
-    ) -> dict[str, Any]:
-        observer = self.observer
+        request: dict[str, Any],
+        follower: _Follower | None,
+        sink: ChunkSink | None,
+    ) -> tuple[dict[str, Any], BaseException | None]:
+        options = dict(request["options"])
+        if agent.approvals is None and "approvals" not in options:
+            options["approvals"] = self.approvals
         states: Mapping[str, Any] = {}
-        journal = DBOSJournal(states=lambda: states)  # checked at every checkpoint
-        stream = agent.stream(messages, run_id=run_id, journal=journal, **options)
+        store = self._checkpoints
+        records = None if store is None else await store.run(run_id)
+        journal = DBOSJournal(states=lambda: states, checkpoints=records)  # states: checked
+        stream = agent.stream(request["messages"], run_id=run_id, journal=journal, **options)
         states = stream.processor_states
         async with stream:
             async for chunk in stream:
-                observer.chunk(run_id, chunk)
+                if sink is not None:
+                    sink(chunk)
                 if follower is not None:
-                    follower.put_nowait(chunk)
+                    follower.put(chunk)
             result = await stream.result()
+        if follower is not None:
+            follower.outcome = result
         error = result.error
-        return {
+        summary = {
             "runId": run_id,
             "status": "error" if error is not None else "done",
             "text": result.text,
             "finishReason": result.finish_reason,
             "error": None if error is None else f"{type(error).__name__}: {error}",
         }
+        return summary, error
 
     async def send(self, run_id: str, topic: str, message: Any) -> None:
         """Send ``message`` to the run on ``topic`` (DBOS ``send``; any worker)."""
@@ -372,7 +503,7 @@ async def enqueue(
     return run_id
 
 
-async def _is_first(request: dict[str, Any]) -> bool:
+async def _is_first() -> bool:
     """Whether this is the run's first execution (recorded as a step: executed again, the
     step's body does not run)."""
     from dbos import DBOS

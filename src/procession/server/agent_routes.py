@@ -20,6 +20,7 @@ from procession.server.bodies import (
     ToolApprovalBody,
     parse_body,
 )
+from procession.server.durable import approvals_for, generate_durable, respond_durable
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, status_of
 from procession.server.scaling import start_resumable, thread_turn
@@ -126,11 +127,13 @@ async def _turn(agent: Agent, messages: Any, options: dict[str, Any], wait: floa
 async def generate(request: Request) -> Response:
     """``POST /api/agents/{agentId}/generate``: run to the end, answer the full output."""
     agent, body, options = await _execution(request)
-    timeout = state_of(request).scaling.lock_timeout
+    scaling = state_of(request).scaling
+    if scaling.durable is not None:
+        work = generate_durable(scaling.durable, agent, body.messages, options)
+    else:
+        work = _turn(agent, body.messages, options, scaling.lock_timeout)
     try:
-        result = await until_disconnect(
-            request.receive, _turn(agent, body.messages, options, timeout)
-        )
+        result = await until_disconnect(request.receive, work)
     except ClientGone:
         return Response(status_code=499)
     except ProcessionError as exc:
@@ -153,6 +156,8 @@ async def _respond(
     scaling = state_of(request).scaling
     headers = mastra_stream.HEADERS if fmt == "mastra" else ui_stream.HEADERS
     try:
+        if scaling.durable is not None:
+            return await respond_durable(scaling, agent, messages, options, fmt, encode, close)
         if scaling.chunk_log is not None:
             return await start_resumable(
                 scaling.chunk_log,
@@ -226,16 +231,17 @@ async def chat(request: Request) -> Any:
 
 async def send_tool_approval(request: Request) -> Response:
     """``POST /api/agents/{agentId}/send-tool-approval``: approve or decline a tool call the
-    caller's run is waiting on (the agent's ``LocalApprovals``); its stream goes on."""
+    caller's run is waiting on (the agent's broker; for durable runs, through DBOS from any
+    replica); its stream goes on."""
     state = state_of(request)
     state.credential(request)
     agent = state.agent(request.path_params["agentId"])
     body = parse_body(ToolApprovalBody, await read_json(request))
     resource = state.resource(request, body.resourceId)
-    call = await _waiting_call(agent.approvals, body.runId, body.toolCallId)
+    broker: Any = approvals_for(state.scaling, agent)
+    call = await _waiting_call(broker, body.runId, body.toolCallId)
     if call is None or call.resource_id != resource:
         raise HTTPError(404, "No tool call of yours is waiting for approval with this id")
-    broker: Any = agent.approvals
     if body.approved:
         answered = broker.approve(call.run_id, call.tool_call_id)
     else:

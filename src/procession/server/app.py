@@ -21,12 +21,13 @@ from procession.errors import ProcessionError
 from procession.memory.memory import Memory
 from procession.server.auth import Auth
 from procession.server.config import CORS, ServerLimits
+from procession.server.durable import check_durable, install_observer
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, error_body, status_of
 from procession.server.limits import BodyLimit
 from procession.server.openapi import openapi_document
-from procession.server.routes import ROUTES
-from procession.server.scaling import RECONNECT_ROUTES, Scaling
+from procession.server.routes import RECONNECT, ROUTES
+from procession.server.scaling import Scaling
 from procession.server.state import ServerState
 from procession.server.studio import check_traces, inspect_allowed, studio_routes
 
@@ -123,8 +124,9 @@ def create_app(
         expose_instructions: Include each agent's instructions (its system prompt) in the
             agent routes, as Mastra does. Off by default: the prompt is the server's.
         scaling: Replicas (:class:`~procession.server.scaling.Scaling`): how long a turn
-            waits for its thread (409 after), and resumable streams through a chunk log
-            (``docs/scaling.md``). The app opens and closes the chunk log.
+            waits for its thread (409 after), resumable streams through a chunk log (with
+            its reconnect routes) and durable runs (``docs/scaling.md``). The app opens and
+            closes the chunk log and launches and closes the durable runs.
 
     Raises:
         ConfigurationError: an argument of the wrong type (naming it and the value).
@@ -142,6 +144,9 @@ def create_app(
     scaling = Scaling() if scaling is None else scaling
     if not isinstance(scaling, Scaling):
         raise wrong("scaling", scaling, "a Scaling")
+    if scaling.durable is not None:
+        check_durable(scaling.durable, served)
+        install_observer(scaling.durable, scaling.chunk_log)
     state = ServerState(
         served,
         memory,
@@ -152,9 +157,8 @@ def create_app(
         allow_inspect=inspect_allowed(allow_inspect, auth),
         traces=check_traces(traces),
     )
-    document = openapi_document(
-        ROUTES, limits=limits, agent_ids=list(served), auth=auth is not None
-    )
+    specs = ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
+    document = openapi_document(specs, limits=limits, agent_ids=list(served), auth=auth is not None)
 
     async def openapi(request: Request) -> Response:
         return _json(200, document)
@@ -162,9 +166,8 @@ def create_app(
     async def health(request: Request) -> Response:
         return _json(200, {"status": "ok"})
 
-    routes = [Route(r.path, r.endpoint, methods=[r.method]) for r in ROUTES]
+    routes = [Route(r.path, r.endpoint, methods=[r.method]) for r in specs]
     routes += [Route("/api/openapi.json", openapi), Route("/health", health)]
-    routes += RECONNECT_ROUTES
     middleware = _middleware(limits, cors)
     lifespan = _lifespan(scaling, memory, served)
     if check_flag("studio", studio):
@@ -205,15 +208,22 @@ def _middleware(limits: ServerLimits, cors: CORS | None) -> list[Middleware]:
 def _lifespan(
     scaling: Scaling, memory: Memory | None, served: Mapping[str, Agent]
 ) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
-    """Opens the chunk log; closes it and every memory the app serves."""
+    """Opens the chunk log and launches the durable runs; closes them (runs still executing
+    are resumed by another replica) and every memory the app serves."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        log = scaling.chunk_log
+        log, durable = scaling.chunk_log, scaling.durable
         if log is not None:
             await log.open()
         try:
-            yield
+            if durable is not None:
+                await durable.launch()
+            try:
+                yield
+            finally:
+                if durable is not None:
+                    await durable.close()
         finally:
             if log is not None:
                 await log.close()

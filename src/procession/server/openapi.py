@@ -194,6 +194,8 @@ def _operation(
         "parameters": _parameters(route, limits, agent_ids),
         "responses": {"200": _success(route)} | {str(s): _error(s) for s in sorted(errors)},
     }
+    if route.no_content:
+        operation["responses"]["204"] = {"description": route.no_content}
     if route.body is not None:
         schema = route.body.model_json_schema(ref_template="#/components/schemas/{model}")
         operation["requestBody"] = {

@@ -15,6 +15,7 @@ from starlette.requests import Request
 
 from procession.server import agent_routes as agents
 from procession.server import memory_routes as memory
+from procession.server import scaling
 from procession.server.bodies import (
     ChatBody,
     CreateThreadBody,
@@ -27,7 +28,7 @@ from procession.server.bodies import (
 from procession.server.config import ServerLimits
 from procession.server.params import Param
 
-__all__ = ["ROUTES", "RouteSpec"]
+__all__ = ["RECONNECT", "ROUTES", "RouteSpec"]
 
 Endpoint = Callable[[Request], Awaitable[Any]]
 
@@ -50,6 +51,7 @@ class RouteSpec:
         errors: The error statuses the route may answer with (401 and 413 are added for
             routes that need credentials or take a body).
         public: Served without credentials.
+        no_content: When the route may answer 204 (no body), why; empty when it never does.
     """
 
     method: str
@@ -63,6 +65,7 @@ class RouteSpec:
     response: str = "Object"
     errors: tuple[int, ...] = field(default=())
     public: bool = False
+    no_content: str = ""
 
     def query(self, limits: ServerLimits) -> Sequence[Param]:
         """The query parameters under ``limits``."""
@@ -252,3 +255,30 @@ ROUTES: tuple[RouteSpec, ...] = (
     ),
 )
 """Every agent and memory route the app serves, with what the OpenAPI document says of it."""
+
+RECONNECT: tuple[RouteSpec, ...] = (
+    RouteSpec(
+        "GET",
+        "/api/agents/{agentId}/stream/{runId}",
+        scaling.resume_stream,
+        "reconnectStream",
+        "Continue a run's Mastra chunk stream after the events already received",
+        "Agents",
+        params=scaling.RECONNECT_PARAMS,
+        response="stream",
+        errors=(403, 404, 409, 422, 500),
+    ),
+    RouteSpec(
+        "GET",
+        "/chat/{agentId}/{chatId}/stream",
+        scaling.resume_chat,
+        "reconnectChat",
+        "Continue the chat's running run (the AI SDK's reconnectToStream)",
+        "Chat",
+        params=scaling.RECONNECT_PARAMS,
+        response="uiStream",
+        errors=(403, 409, 422, 500),
+        no_content="The chat has no running run",
+    ),
+)
+"""The reconnect routes of resumable streams (served when ``Scaling.chunk_log`` is set)."""

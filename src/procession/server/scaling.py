@@ -10,6 +10,9 @@
   for ``useChat``, ``GET /chat/{agentId}/{chatId}/stream``, and continues from there. A
   disconnect detaches instead of cancelling (D32); the run is cancelled when nobody
   re-attached within ``ChunkLog.detach_timeout``.
+- **Durable runs** (``Scaling.durable``): every turn is a DBOS workflow
+  (:class:`~procession.durable.DurableRuns`) that outlives its replica and its client
+  (:mod:`procession.server.durable`).
 """
 
 from __future__ import annotations
@@ -24,24 +27,29 @@ from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
 
 from procession._checks import check_seconds, check_type
 from procession.agent import Agent
 from procession.chunks import Chunk
+from procession.durable.runs import DurableRuns
 from procession.errors import ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT
 from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.errors import HTTPError, status_of
+from procession.server.params import Param, parse_query
 from procession.server.streaming import Receive, Send, json_response
 
 __all__ = [
-    "RECONNECT_ROUTES",
+    "AFTER",
+    "RECONNECT_PARAMS",
+    "RESOURCE",
     "ResumableResponse",
     "Scaling",
     "reconnect_chat",
     "reconnect_stream",
+    "resume_chat",
+    "resume_stream",
     "start_resumable",
     "thread_turn",
 ]
@@ -60,14 +68,19 @@ class Scaling:
             (seconds, default 30).
         chunk_log: Resumable streams: the chunk log shared by the replicas (``None``: a
             disconnect cancels the run, D32).
+        durable: Durable runs: every turn is a workflow of these
+            :class:`~procession.durable.DurableRuns` (serving the app's agents), launched and
+            closed by the app. A turn then waits ``DurableRuns.lock_timeout`` for its thread.
     """
 
     lock_timeout: float = DEFAULT_LOCK_TIMEOUT
     chunk_log: ChunkLog | None = None
+    durable: DurableRuns | None = None
 
     def __post_init__(self) -> None:
         check_seconds("Scaling.lock_timeout", self.lock_timeout)
         check_type("Scaling.chunk_log", self.chunk_log, ChunkLog)
+        check_type("Scaling.durable", self.durable, DurableRuns)
 
 
 def thread_turn(
@@ -149,7 +162,9 @@ class ResumableResponse:
     async def _respond(self, send: Send) -> None:
         live = self.log.live.get(self.run_id)
         start = {"type": "http.response.start", "status": 200, "headers": self.headers}
-        started = False
+        started = self.after > 0  # a stream already begun: no error answer can replace it
+        if started:  # answered now: the next event may be long (a run waiting for approval)
+            await send(start)
         async with contextlib.aclosing(self.log.follow(self.run_id, self.after)) as frames:
             async for batch in frames:
                 if not started:
@@ -202,12 +217,30 @@ async def start_resumable(
     return ResumableResponse(log, run_id, 0, HEADERS[fmt])
 
 
-async def _reconnect_stream(request: Request) -> ResumableResponse:
+AFTER = Param(
+    "after",
+    "integer",
+    "The number of events already received (or the Last-Event-ID header)",
+    minimum=0,
+    maximum=999_999_999,
+)
+"""``?after=N``: where a reconnect continues."""
+RESOURCE = Param("resourceId", description="The resource (default: the caller's, or 'local')")
+"""``?resourceId=``: whose run it is (without credentials)."""
+RECONNECT_PARAMS = (AFTER, RESOURCE)
+"""The query parameters of the reconnect routes."""
+
+
+async def resume_stream(request: Request) -> ResumableResponse:
+    """``GET /api/agents/{agentId}/stream/{runId}``: :func:`reconnect_stream` for the
+    caller's resource."""
     log, resource = _log_of(request)
     return await reconnect_stream(request, log, resource)
 
 
-async def _reconnect_chat(request: Request) -> ResumableResponse | Response:
+async def resume_chat(request: Request) -> ResumableResponse | Response:
+    """``GET /chat/{agentId}/{chatId}/stream``: :func:`reconnect_chat` for the caller's
+    resource."""
     log, resource = _log_of(request)
     return await reconnect_chat(request, log, resource)
 
@@ -216,17 +249,11 @@ def _log_of(request: Request) -> tuple[ChunkLog, str]:
     from procession.server.state import state_of
 
     state = state_of(request)
-    resource = state.resource(request, request.query_params.get("resourceId"))
+    named = parse_query((RESOURCE,), request.query_params)["resourceId"]
+    resource = state.resource(request, named)
     if state.scaling.chunk_log is None:
         raise HTTPError(404, "Resumable streams are not enabled on this server")
     return state.scaling.chunk_log, resource
-
-
-RECONNECT_ROUTES = [
-    Route("/api/agents/{agentId}/stream/{runId}", _reconnect_stream, methods=["GET"]),
-    Route("/chat/{agentId}/{chatId}/stream", _reconnect_chat, methods=["GET"]),
-]
-"""Where a client reconnects to a resumable stream (on any replica)."""
 
 
 async def _readable(log: ChunkLog, run_id: str, resource: str) -> RunInfo:
@@ -238,9 +265,8 @@ async def _readable(log: ChunkLog, run_id: str, resource: str) -> RunInfo:
 
 def _after(request: Request) -> int:
     raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    if not raw.isdigit():
-        raise HTTPError.invalid("after", "the number of events already received")
-    return int(raw)
+    after: int = AFTER.parse(raw)
+    return after
 
 
 async def reconnect_stream(request: Request, log: ChunkLog, resource: str) -> ResumableResponse:

@@ -18,20 +18,41 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from procession.agent import AgentStream
 from procession.chunks import Chunk
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, status_of
 
-__all__ = ["ClientGone", "StreamResponse", "json_response", "until_disconnect"]
+__all__ = ["ClientGone", "RunStream", "StreamResponse", "json_response", "until_disconnect"]
 
 logger = logging.getLogger("procession.server")
 
 T = TypeVar("T")
 Send = Callable[[Any], Awaitable[None]]
 Receive = Callable[[], Awaitable[Any]]
+
+
+class RunStream(Protocol):
+    """What a stream response reads: an :class:`~procession.agent.AgentStream`, or a durable
+    run's (:class:`~procession.server.durable.DurableStream`)."""
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        ...
+
+    def __aiter__(self) -> AsyncIterator[Chunk]:
+        """The run's chunks."""
+        ...
+
+    async def result(self) -> Any:
+        """The run's result (read after its chunks): its ``error`` is looked at."""
+        ...
+
+    async def aclose(self) -> None:
+        """The client is gone or the response ended."""
+        ...
 
 
 class ClientGone(Exception):  # noqa: N818 - an event, not an error
@@ -99,7 +120,7 @@ class StreamResponse:
 
     def __init__(
         self,
-        stream: AgentStream,
+        stream: RunStream,
         encode: Callable[[Chunk], bytes | None],
         close: Callable[[], bytes],
         headers: Mapping[str, str],
