@@ -318,7 +318,7 @@ async def _verdict(
             hook.set_retry_count(state.processor_retries)
         feedback = output.RETRY_FEEDBACK.format(reason=outcome.reason)
         state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)  # D3
-    if emitter.hold:
+    if emitter.hold and not attempt.released:
         return outcome  # step mode: the rejected attempt never reached the client (D31)
     stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # D2
     if stop is not None:

@@ -416,8 +416,12 @@ class HookRunner:
         try:
             result = await self._call(hook, values)
             outcome = _hook_outcome(result, run)
-            if trace is not None and span is not None and isinstance(result, Blocked):
-                trace.tripwire_on(span, result.payload)
+            if trace is not None and span is not None:
+                if isinstance(result, Blocked):
+                    trace.tripwire_on(span, result.payload)
+                elif isinstance(result, Retry) and not result.api_error:
+                    payload = {"reason": result.reason, "processorId": result.processor_id}
+                    trace.tripwire_on(span, {**payload, "retry": True})
             return result
         except BaseException as failure:
             error = str(failure)

@@ -236,6 +236,8 @@ class Attempt:
     """The message edit count when the attempt started (D30's check of stream hooks)."""
     verdict: Outcome | None = None
     """How the step ended, once the loop settled it (``procession._loop``)."""
+    released: bool = False
+    """Step mode: the step's chunks went out before its verdict (a tool asked for approval)."""
 
     def stopped(self) -> bool:
         """Whether a stage stopped this attempt."""

@@ -69,19 +69,21 @@ def start_run_trace(state: RunState, agent_name: str) -> RunTrace | None:
 class HookCounts:
     """What one stream hook did during a step (kept, replaced, dropped chunks; its time)."""
 
-    __slots__ = ("calls", "dropped", "kept", "nanos", "replaced")
+    __slots__ = ("calls", "data", "dropped", "kept", "nanos", "replaced")
 
     def __init__(self) -> None:
-        self.calls = self.kept = self.replaced = self.dropped = self.nanos = 0
+        self.calls = self.kept = self.replaced = self.dropped = self.nanos = self.data = 0
 
     def reset(self) -> None:
         """Start counting a new step."""
-        self.calls = self.kept = self.replaced = self.dropped = self.nanos = 0
+        self.calls = self.kept = self.replaced = self.dropped = self.nanos = self.data = 0
 
-    def count(self, given: Chunk, returned: object, started: int) -> None:
-        """Record one call that took ``given`` and returned ``returned``."""
+    def count(self, given: Chunk, returned: object, started: int, written: int) -> None:
+        """Record one call that took ``given``, returned ``returned`` and wrote ``written``
+        data chunks."""
         self.nanos += time.perf_counter_ns() - started
         self.calls += 1
+        self.data += written
         if returned is given:
             self.kept += 1
         elif returned is None:
@@ -146,10 +148,11 @@ class RunTrace:
 
     def begin_step(self, attempt: Attempt, retries: int) -> None:
         """A step's attempt starts (retried attempts get their own span)."""
-        self.step_started = time.time_ns()
+        self.step_started = started = time.time_ns()
         self.step = self.tracer.start_span(
             f"step {attempt.step_number}",
             self._context(self.run),
+            start_time=started,  # the step's stream-hook spans start here too
             attributes={
                 "procession.step.number": attempt.step_number,
                 "procession.step.attempt": retries,
@@ -200,20 +203,21 @@ class RunTrace:
     ) -> Callable[[Chunk], Any]:
         """Wrap a stream hook's bound caller so its step span can report counts."""
         counts = self.counts.setdefault(id(hook), HookCounts())
+        emitter = self.state.emitter
         if hook.is_async:
 
             async def counted_async(part: Chunk) -> Any:
-                started = time.perf_counter_ns()
+                started, writes = time.perf_counter_ns(), emitter.writes
                 out = await call(part)
-                counts.count(part, out, started)
+                counts.count(part, out, started, emitter.writes - writes)
                 return out
 
             return counted_async
 
         def counted(part: Chunk) -> Any:
-            started = time.perf_counter_ns()
+            started, writes = time.perf_counter_ns(), emitter.writes
             out = call(part)
-            counts.count(part, out, started)
+            counts.count(part, out, started, emitter.writes - writes)
             return out
 
         return counted
@@ -231,6 +235,7 @@ class RunTrace:
                     "procession.hook.kept": counts.kept,
                     "procession.hook.replaced": counts.replaced,
                     "procession.hook.dropped": counts.dropped,
+                    "procession.hook.data_chunks": counts.data,
                     "procession.hook.outcome": _stream_outcome(counts),
                     "procession.hook.duration_ns": counts.nanos,
                 }

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.server_clients.clients import chat, mastra, message_text, ok, page_text, parts, unique
 from tests.server_clients.servers import RunNode, Served
 from tests.server_clients.shared import APOLOGY, RUDE
@@ -61,12 +59,6 @@ def test_live_mode_on_request_takes_the_rejected_attempt_back(
     assert page_text(seen["message"]) == APOLOGY  # ...and took it back
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="server: in live mode the retry's start-step follows reset-step, and the AI SDK's "
-    "reset-step keeps the rejected step's step-start part, so the page keeps an empty step "
-    "([step-start, step-start, text, ...]) that step mode does not have",
-)
 def test_live_and_step_mode_leave_the_same_message(run_node: RunNode, open_server: Served) -> None:
     step = chat(run_node, open_server, "support", "why so rude")
     live = chat(run_node, open_server, "support", "why so rude", body={"release": "live"})

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from tests.server_clients.clients import (
     chat,
     chunks_of,
@@ -46,11 +44,6 @@ def test_client_js_approves_a_waiting_call(run_node: RunNode, open_server: Serve
     assert streamed["text"] == "Outcome: refunded 9"
 
 
-@pytest.mark.skip(
-    reason="needs loop: a declined call is left out of the next prompt entirely (no tool call, "
-    "no denial), so the model is not told and asks again until max_steps; it should get the "
-    "call and a denied result with the reason (the AI SDK's execution-denied output)"
-)
 def test_client_js_declines_and_the_model_is_told(run_node: RunNode, open_server: Served) -> None:
     step = {
         **stream_step("refunds", "refund me"),
@@ -61,7 +54,7 @@ def test_client_js_declines_and_the_model_is_told(run_node: RunNode, open_server
     (denied,) = chunks_of(streamed, "tool-output-denied")
     assert denied["payload"]["reason"] == "over the limit"
     assert chunks_of(streamed, "tool-result") == []
-    assert streamed["text"] == "Outcome: over the limit"
+    assert streamed["text"] == "Outcome: The tool call was declined: over the limit"
 
 
 def test_a_live_page_approves_and_shows_the_output(run_node: RunNode, open_server: Served) -> None:
@@ -84,12 +77,6 @@ def test_a_live_page_declines_and_the_call_shows_denied(
     assert tools[0]["state"] == "output-denied"
 
 
-@pytest.mark.skip(
-    reason="needs loop: in step mode (the chat route's default) the tool-call-approval chunk "
-    "goes out at once but the step's tool-call stays held, so the page gets "
-    "tool-approval-request before any tool part and the AI SDK fails ('No tool invocation "
-    "found for tool call ID'); the held chunks up to the tool call must go out first"
-)
 def test_a_page_in_step_mode_approves_and_shows_the_output(
     run_node: RunNode, open_server: Served
 ) -> None:

@@ -1,7 +1,5 @@
-"""What the server's clients need from the loop and do not get yet (skipped: ``needs loop``).
-
-Each test fails today without the skip; the lead's loop change makes it pass.
-"""
+"""What the server's clients need from the loop: the chunks step mode sends, a tool call shown
+before its approval request, and a declined call told to the model (D31, D22)."""
 
 from __future__ import annotations
 
@@ -21,11 +19,6 @@ async def client_chunk_types(release: Literal["live", "step"]) -> list[str]:
 
 
 @pytest.mark.asyncio
-@pytest.mark.skip(
-    reason="needs loop: release='step' hands the model's response-metadata chunk to the client; "
-    "live mode (and Mastra, oracle finding 3) never does, so @mastra/client-js sees a chunk "
-    "type Mastra never sends when the stream route is asked for step mode"
-)
 async def test_step_mode_sends_the_same_chunk_types_as_live_mode() -> None:
     # D31: step mode changes when the client sees a step, not what it sees
     live = await client_chunk_types("live")
@@ -52,11 +45,6 @@ def refund_agent(approvals: LocalApprovals, prompts: list[list[dict[str, Any]]])
 
 
 @pytest.mark.asyncio
-@pytest.mark.skip(
-    reason="needs loop: in step mode the tool-call-approval chunk is sent at once while the "
-    "step's tool-call is still held, so a UI client (the AI SDK) gets an approval request for "
-    "a tool call it has never seen and fails; the held chunks up to the call must go first"
-)
 async def test_step_mode_sends_the_tool_call_before_its_approval_request() -> None:
     approvals: LocalApprovals = LocalApprovals()
     agent = refund_agent(approvals, [])
@@ -69,12 +57,6 @@ async def test_step_mode_sends_the_tool_call_before_its_approval_request() -> No
 
 
 @pytest.mark.asyncio
-@pytest.mark.skip(
-    reason="needs loop: after a declined call the next prompt holds neither the call nor a "
-    "denial, so the model is not told (docs/server.md and tests/durable say it is); it should "
-    "get the assistant's tool call and a tool result whose output says it was denied, with "
-    "the reason"
-)
 async def test_the_next_prompt_tells_the_model_a_call_was_declined() -> None:
     approvals: LocalApprovals = LocalApprovals()
     prompts: list[list[dict[str, Any]]] = []

@@ -121,7 +121,8 @@ def _append_assistant(message: Message, out: list[PromptMessage]) -> None:
             inv = part.tool_invocation
             if inv.state == "result":
                 output: dict[str, Any] = tool_output(inv.result)
-            elif inv.state == "output-error":
+            elif inv.state in ("output-error", "output-denied"):
+                # a declined call tells the model why (every provider reads error-text)
                 output = {"type": "error-text", "value": inv.error_text or ""}
             else:
                 continue  # calls without results never reach a prompt

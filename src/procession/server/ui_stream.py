@@ -10,7 +10,9 @@ procession chunk                               UI message chunk
 =============================================  ================================================
 ``start``                                      ``start`` (``messageId``: the stored response id)
 ``step-start`` / ``step-finish``               ``start-step`` / ``finish-step``
-``step-finish`` of a rejected attempt (D2)     ``reset-step`` (live mode only; AI SDK ≥ 7)
+``step-finish`` of a rejected attempt (D2)     ``reset-step`` (live mode only; AI SDK ≥ 7);
+                                               the retry's ``step-start`` is then left out
+                                               (``reset-step`` keeps the step's start)
 ``text-*``, ``reasoning-*``                    ``text-*``, ``reasoning-*`` (``delta``)
 ``tool-call-input-streaming-start``            ``tool-input-start``
 ``tool-call-delta``                            ``tool-input-delta``
@@ -59,6 +61,9 @@ _TERMINAL = frozenset({"finish", "error", "abort"})
 
 def _event(ui: dict[str, Any]) -> bytes:
     return b"data: " + dumps(ui) + b"\n\n"
+
+
+_START_STEP = _event({"type": "start-step"})
 
 
 def _text(kind: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -156,7 +161,6 @@ _SIMPLE: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
     "tool-error": _tool_error,
     "source": _source,
     "file": _file,
-    "step-start": lambda p: {"type": "start-step"},
     "tool-call-approval": lambda p: {
         "type": "tool-approval-request",
         "approvalId": p["toolCallId"],
@@ -174,10 +178,12 @@ class UIStreamEncoder:
     ``finish`` when the run ended without one, then ``[DONE]``).
     """
 
-    __slots__ = ("_ended",)
+    __slots__ = ("_ended", "_reset")
 
     def __init__(self) -> None:
         self._ended = False
+        self._reset = False
+        """A ``reset-step`` was sent: the client's message keeps that step's ``step-start``."""
 
     def encode(self, chunk: Chunk) -> bytes | None:
         """The event for ``chunk``."""
@@ -196,9 +202,14 @@ class UIStreamEncoder:
             if isinstance(payload.get("messageId"), str):
                 ui["messageId"] = payload["messageId"]
             return _event(ui)
+        if kind == "step-start":
+            if self._reset:  # the retry continues the step the client reset
+                self._reset = False
+                return None
+            return _START_STEP
         if kind == "step-finish":
-            reason = payload.get("stepResult", {}).get("reason")
-            return _event({"type": "reset-step" if reason == "retry" else "finish-step"})
+            self._reset = payload.get("stepResult", {}).get("reason") == "retry"
+            return _event({"type": "reset-step" if self._reset else "finish-step"})
         if kind == "tripwire":
             data = {k: payload.get(k) for k in ("reason", "retry", "metadata", "processorId")}
             return _event({"type": "data-tripwire", "data": data})

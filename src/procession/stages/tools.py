@@ -24,6 +24,7 @@ from procession.journal import ToolOutcome
 from procession.messages.parts import ToolInvocationPart
 from procession.models._abort import cancel_on_abort
 from procession.results import StepResult, ToolCallInfo, ToolResultInfo
+from procession.stages import output
 from procession.stages.results import apply_messages
 from procession.tools._tool import Tool, ToolContext, ToolWriter
 
@@ -123,6 +124,9 @@ async def _ask_approvals(
         payload = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args}
         asking = state.chunk("tool-call-approval", payload)
         asking.transient = True  # the client must see it now, even in step mode
+        if state.emitter.holding:  # step mode: the call it asks about goes first (D31)
+            output.release_step(state, attempt)
+            attempt.released = True
         attempt.outcome = await runner.emit(asking)
         if attempt.outcome is not None:
             return

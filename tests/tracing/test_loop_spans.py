@@ -1,5 +1,5 @@
-"""What the brief asks of the loop's spans and the loop does not do yet: each test fails
-today and is skipped with the need it shows (the lead implements them in the loop)."""
+"""The loop's spans: the tripwire event on the hook that asked for a retry, the data chunks a
+stream hook wrote, and no span starting before its parent."""
 
 from __future__ import annotations
 
@@ -24,10 +24,6 @@ def _events(exporter: InMemorySpanExporter, name: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.skip(
-    reason="needs loop: a procession.tripwire event (retry=True) on the hook span that asked "
-    "for a retry"
-)
 @pytest.mark.asyncio
 async def test_the_hook_that_asks_for_a_retry_carries_the_tripwire_event(
     exporter: InMemorySpanExporter,
@@ -50,7 +46,6 @@ class Progress:
         return part
 
 
-@pytest.mark.skip(reason="needs loop: procession.hook.data_chunks on process_output_stream spans")
 @pytest.mark.asyncio
 async def test_a_stream_hook_span_counts_the_data_chunks_it_wrote(
     exporter: InMemorySpanExporter,
@@ -63,9 +58,6 @@ async def test_a_stream_hook_span_counts_the_data_chunks_it_wrote(
     assert (span.attributes or {})[attr.HOOK_DATA_CHUNKS] == 2
 
 
-@pytest.mark.skip(
-    reason="needs loop: a process_output_stream span starts at its step span's start, not before"
-)
 @pytest.mark.asyncio
 async def test_no_span_starts_before_its_parent(exporter: InMemorySpanExporter) -> None:
     await support_agent(*SCRIPT).generate("Where is order A-1001?")
