@@ -68,52 +68,49 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
                 await _before_model(state, runner, attempt, config)
                 for chunk in emitter.drain():
                     yield chunk
-                if attempt.outcome is None:
-                    # -- the hot path: each model chunk through the output lane, into the step
-                    hooks, hold, held = runner.stream, emitter.holding, emitter.held
-                    add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
-                    run_id, guard = state.run_id, attempt.guard
-                    hook: StreamHook | None = None
-                    out: Any = None
-                    try:
-                        while True:
-                            hook = None
-                            chunk = await attempt.read()  # type: ignore[misc]  # set by now
-                            chunk.run_id = run_id
-                            if chunk.type not in special:
-                                for hook in hooks:
-                                    if hook.parts is not None:
-                                        hook.parts.append(chunk)
-                                    out = hook.call(chunk)
-                                    if hook.is_async:
-                                        if guard is None:
-                                            out = await out
-                                        else:  # interrupted by the abort signal (D32)
-                                            out = await model.guarded_hook(guard, out)
-                                    if type(out) is not Chunk:
-                                        break  # dropped, or more than a chunk: the slow way
-                                    if out is not chunk:
-                                        model.check_replacement(hook, out)
-                                    chunk = out
-                                else:
-                                    hook = None
-                                    if not (emitter.pending or emitter.ready):
-                                        add(chunk)
-                                        if chunk.type not in hidden:
-                                            if hold:
-                                                held.append(chunk)
-                                            else:
-                                                yield chunk
+                # -- the hot path: each model chunk through the output lane, into the step
+                hooks, hold, held = runner.stream, emitter.holding, emitter.held
+                add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
+                run_id, guard = state.run_id, attempt.guard
+                hook: StreamHook | None = None
+                out: Any = None
+                try:
+                    while attempt.outcome is None:
+                        hook = None
+                        chunk = await attempt.read()  # type: ignore[misc]  # set by now
+                        chunk.run_id = run_id
+                        if chunk.type not in special:
+                            for hook in hooks:
+                                if hook.parts is not None:
+                                    hook.parts.append(chunk)
+                                out = hook.call(chunk)
+                                if hook.is_async:  # interrupted by the abort signal (D32)
+                                    out = await (
+                                        out if guard is None else model.guarded(guard, out)
+                                    )
+                                if type(out) is not Chunk:
+                                    break  # dropped, or more than a chunk: the slow way
+                                if out is not chunk:
+                                    model.check_replacement(hook, out)
+                                chunk = out
+                            else:
+                                hook = None
+                                if not (emitter.pending or emitter.ready):
+                                    add(chunk)
+                                    if chunk.type in hidden:
                                         continue
-                            await model.slow_chunk(state, runner, attempt, chunk, hook, out)
-                            for item in emitter.drain():
-                                yield item
-                            if attempt.stopped():
-                                break
-                    except StopAsyncIteration:
-                        pass
-                    except BaseException as error:
-                        attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
+                                    if hold:
+                                        held.append(chunk)
+                                        continue
+                                    yield chunk
+                                    continue
+                        await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                        for item in emitter.drain():
+                            yield item
+                except StopAsyncIteration:
+                    pass
+                except BaseException as error:
+                    attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
             finally:
                 await model.close_stream(attempt)
             async with aclosing(_after_model(state, runner, attempt, config)) as after:

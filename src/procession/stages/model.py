@@ -39,7 +39,7 @@ __all__ = [
     "as_hook_error",
     "check_replacement",
     "close_stream",
-    "guarded_hook",
+    "guarded",
     "process_llm_response",
     "slow_chunk",
     "spoiled",
@@ -158,7 +158,7 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
     attempt.read = read_first
 
 
-async def guarded_hook(guard: AbortGuard, out: Awaitable[Any]) -> Any:
+async def guarded(guard: AbortGuard, out: Awaitable[Any]) -> Any:
     """An async ``process_output_stream`` call, interrupted if the abort signal fires (D32)."""
     try:
         task = guard.start()
