@@ -87,6 +87,12 @@ class ChunkStream:
         self._error: BaseException | None = None  # raised once the last chunks are out
         self._guard = None if abort_signal is None else AbortGuard(abort_signal)
 
+    @property
+    def interrupts_on_abort(self) -> bool:
+        """Whether firing the abort signal interrupts a read in progress (so the agent loop
+        does not guard the reads a second time)."""
+        return self._guard is not None
+
     def __aiter__(self) -> ChunkStream:
         return self
 

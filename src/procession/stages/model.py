@@ -118,13 +118,15 @@ async def _live(
 def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | None) -> None:
     """How the loop reads the attempt's chunks: its first chunk (read while starting the
     call), then the stream. With an abort signal each wait is interrupted when it fires, one
-    listener for the whole attempt (D32); with ``process_llm_response`` hooks each chunk is
-    kept as the model produced it (D7)."""
+    listener for the whole attempt (D32), unless the stream does so itself (the adapters'
+    ``ChunkStream``); with ``process_llm_response`` hooks each chunk is kept as the model
+    produced it (D7)."""
     stream = attempt.stream
     assert stream is not None
     next_chunk: Callable[[], Awaitable[Chunk]] = stream.__anext__
     if signal is not None:
-        guard = attempt.guard = AbortGuard(signal)
+        guard = attempt.guard = AbortGuard(signal)  # async stream hooks use it too
+    if signal is not None and not getattr(stream, "interrupts_on_abort", False):
         unguarded = next_chunk
 
         async def guarded() -> Chunk:
