@@ -1,7 +1,8 @@
-"""The storage tests' PostgreSQL fixtures (``postgres_dsn``, ``new_schema``)."""
+"""The storage tests' fresh PostgreSQL schema per test (``new_schema``); the server is the
+suite's ``postgres_dsn`` (``tests/conftest.py``)."""
 
 from __future__ import annotations
 
-from tests.memory.conftest import new_schema, postgres_dsn
+from tests.memory.conftest import new_schema
 
-__all__ = ["new_schema", "postgres_dsn"]
+__all__ = ["new_schema"]

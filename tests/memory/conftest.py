@@ -13,10 +13,9 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
-import asyncpg
 import pytest
 import pytest_asyncio
-from tests.memory.crash_harness import drop_schema, find_dsn
+from tests.memory.crash_harness import drop_schema
 
 from procession.errors import ConfigurationError
 from procession.memory.embedding import MiniLMEmbedder
@@ -25,31 +24,6 @@ from procession.memory.sqlite import SQLiteStorage
 from procession.memory.storage import Storage
 
 StorageFactory = Callable[[], Storage]
-
-
-async def _server_answers(dsn: str) -> bool:
-    try:
-        conn = await asyncpg.connect(dsn, timeout=5)
-    except (OSError, asyncpg.PostgresError, TimeoutError):
-        return False
-    await conn.close()
-    return True
-
-
-@pytest.fixture(scope="session")
-def postgres_dsn() -> str:
-    """A DSN of a running PostgreSQL server (skip locally without one; fail in CI)."""
-    dsn = find_dsn()
-    if dsn is not None and asyncio.run(_server_answers(dsn)):
-        return dsn
-    problem = (
-        "no PostgreSQL server: set PROCESSION_TEST_POSTGRES_DSN or run scripts/services.sh"
-        if dsn is None
-        else "the PostgreSQL server in the test DSN does not answer"
-    )
-    if os.environ.get("CI") or os.environ.get("PROCESSION_TEST_POSTGRES_DSN"):
-        pytest.fail(problem)
-    pytest.skip(problem)
 
 
 @pytest.fixture(scope="session")

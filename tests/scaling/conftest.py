@@ -1,8 +1,8 @@
-"""Fixtures for the scaling tests: the storage tests' real PostgreSQL server (``postgres_dsn``:
-skipped locally without one, failing in CI) and a fresh schema per test (``new_schema``)."""
+"""Fixtures for the scaling tests: a fresh PostgreSQL schema per test (``new_schema``); the
+server itself is the suite's ``postgres_dsn`` (``tests/conftest.py``)."""
 
 from __future__ import annotations
 
-from tests.memory.conftest import new_schema, postgres_dsn
+from tests.memory.conftest import new_schema
 
-__all__ = ["new_schema", "postgres_dsn"]
+__all__ = ["new_schema"]

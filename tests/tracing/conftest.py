@@ -8,12 +8,10 @@ its cases are skipped locally and fail in CI. Each test gets a schema of its own
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 
-import asyncpg
 import pytest
 import pytest_asyncio
 from opentelemetry.sdk.resources import Resource
@@ -33,32 +31,11 @@ from procession.tracing import (
     use_tracer_provider,
 )
 from procession.tracing.attributes import TRACER_NAME
-from tests.memory.crash_harness import drop_schema, find_dsn
+from tests.memory.crash_harness import drop_schema
 from tests.tracing.receivers import Received, serve_grpc, serve_http
 from tests.tracing.sample import RunSpec, SampleRun
 
 StoreFactory = Callable[[], TraceStore]
-
-
-async def _answers(dsn: str) -> bool:
-    try:
-        conn = await asyncpg.connect(dsn, timeout=5)
-    except (OSError, asyncpg.PostgresError, TimeoutError):
-        return False
-    await conn.close()
-    return True
-
-
-@pytest.fixture(scope="session")
-def postgres_dsn() -> str:
-    """A DSN of a running PostgreSQL server (skip locally without one; fail in CI)."""
-    dsn = find_dsn()
-    if dsn is not None and asyncio.run(_answers(dsn)):
-        return dsn
-    problem = "no PostgreSQL server: set PROCESSION_TEST_POSTGRES_DSN or run scripts/services.sh"
-    if os.environ.get("CI") or os.environ.get("PROCESSION_TEST_POSTGRES_DSN"):
-        pytest.fail(problem)
-    pytest.skip(problem)
 
 
 @pytest.fixture
