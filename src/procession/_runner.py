@@ -420,8 +420,8 @@ class HookRunner:
                 if isinstance(result, Blocked):
                     trace.tripwire_on(span, result.payload)
                 elif isinstance(result, Retry) and not result.api_error:
-                    payload = {"reason": result.reason, "processorId": result.processor_id}
-                    trace.tripwire_on(span, {**payload, "retry": True})
+                    asked = {"reason": result.reason, "processorId": result.processor_id}
+                    trace.tripwire_on(span, asked | {"retry": True})
             return result
         except BaseException as failure:
             error = str(failure)

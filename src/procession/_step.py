@@ -30,6 +30,11 @@ class MalformedChunkError(ValueError):
     type (D33). The loop names the processor that passed it on."""
 
 
+def _malformed(chunk: Chunk) -> MalformedChunkError:
+    """The error for a delta whose ``text`` is missing or not a string."""
+    return MalformedChunkError(check_chunk(chunk) or f"a {chunk.type} needs a string text")
+
+
 class StepBuilder:
     """Accumulates the parts, text, reasoning and tool calls of one model stream."""
 
@@ -78,7 +83,7 @@ class StepBuilder:
         if kind == "text-delta":
             text = chunk.payload.get("text")
             if type(text) is not str:
-                raise MalformedChunkError(check_chunk(chunk) or "a text-delta needs a string text")
+                raise _malformed(chunk)
             if self._text is None:
                 self._flush_reasoning()
                 self._text = []
@@ -88,7 +93,16 @@ class StepBuilder:
             if "providerMetadata" in chunk.payload:
                 self._text_metadata(chunk.payload["providerMetadata"])
             return
-        problem = check_chunk(chunk)  # every other kind is rare enough to check in full (D33)
+        if kind == "reasoning-delta":
+            text = chunk.payload.get("text")
+            if type(text) is not str:
+                raise _malformed(chunk)
+            if self._reasoning is None:
+                self._flush_text()
+                self._reasoning = []
+            self._reasoning.append(text)
+            return
+        problem = check_chunk(chunk)  # every other kind is rarer: checked in full (D33)
         if problem is not None:
             raise MalformedChunkError(problem)
         if kind == "text-start":
@@ -99,11 +113,6 @@ class StepBuilder:
             if "providerMetadata" in chunk.payload:
                 self._text_metadata(chunk.payload["providerMetadata"])
             self._flush_text()
-        elif kind == "reasoning-delta":
-            if self._reasoning is None:
-                self._flush_text()
-                self._reasoning = []
-            self._reasoning.append(chunk.payload.get("text", ""))
         elif kind == "reasoning-start":
             self._flush_text()
             self._flush_reasoning()

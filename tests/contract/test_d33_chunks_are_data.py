@@ -173,24 +173,23 @@ async def test_a_tripwire_chunk_with_metadata_is_json(mode: str) -> None:  # D33
     ],
 )
 @pytest.mark.parametrize("release", ["live", "step"])
+@pytest.mark.parametrize("kind", ["text-delta", "reasoning-delta"])
 @pytest.mark.asyncio
 async def test_a_chunk_spoiled_in_place_is_the_processors_error(
-    spoil: Any, release: str
+    spoil: Any, release: str, kind: str
 ) -> None:  # D33
     def mangle(**kwargs: Any) -> Any:
         part = kwargs["part"]
-        if part.type == "text-delta":
+        if part.type == kind:
             spoil(part)
         return part
 
     agent = Agent(
         id="a",
-        model=ScriptedModel([Reply(text=["hello"])]),
+        model=ScriptedModel([Reply(reasoning=["think"], text=["hello"])]),
         output_processors=[processor("mangler", "sync", {"process_output_stream": mangle})],
     )
     done = await run(agent, release)
     assert isinstance(done.result.error, ProcessorError)
     assert done.result.error.processor_id == "mangler"
-    assert all(
-        isinstance(c.payload.get("text"), str) for c in done.chunks if c.type == "text-delta"
-    )
+    assert all(isinstance(c.payload.get("text"), str) for c in done.chunks if c.type == kind)

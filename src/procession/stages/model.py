@@ -126,17 +126,13 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
     next_chunk: Callable[[], Awaitable[Chunk]] = stream.__anext__
     if signal is not None:
         guard = attempt.guard = AbortGuard(signal)  # async stream hooks use it too
-    if signal is not None and not getattr(stream, "interrupts_on_abort", False):
-        unguarded = next_chunk
+        if not getattr(stream, "interrupts_on_abort", False):
+            unguarded = next_chunk
 
-        async def guarded() -> Chunk:
-            task = guard.start()
-            try:
-                return await unguarded()
-            finally:
-                guard.stop(task)
+            def guarded_read() -> Awaitable[Chunk]:
+                return guarded(guard, unguarded())
 
-        next_chunk = guarded
+            next_chunk = guarded_read
     raw = attempt.raw
     if raw is not None:
         unrecorded = next_chunk
@@ -161,7 +157,8 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
 
 
 async def guarded(guard: AbortGuard, out: Awaitable[Any]) -> Any:
-    """An async ``process_output_stream`` call, interrupted if the abort signal fires (D32)."""
+    """Await ``out`` (a model read, an async ``process_output_stream`` call), interrupted if
+    the abort signal fires (D32)."""
     try:
         task = guard.start()
     except asyncio.CancelledError:  # it fired already: the call never runs
