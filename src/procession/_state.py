@@ -32,10 +32,41 @@ __all__ = [
     "DEFAULT_ERROR_RETRY_BUDGET",
     "Emitter",
     "RunState",
+    "Wake",
 ]
 
 DEFAULT_ERROR_RETRY_BUDGET = 10
 """The retry budget when error processors are configured and none was set (D4, the seed)."""
+
+
+class Wake:
+    """An ``asyncio.Event`` for the tool stage's waits, without a task per wait: :meth:`wait`
+    hands out a plain future, resolved by :meth:`set` (or at once if set already), so a wait
+    that is abandoned leaves nothing pending behind (D32)."""
+
+    __slots__ = ("_flag", "_future")
+
+    def __init__(self) -> None:
+        self._flag = False
+        self._future: asyncio.Future[None] | None = None
+
+    def set(self) -> None:
+        """Wake the current wait, or the next one."""
+        self._flag = True
+        future = self._future
+        if future is not None and not future.done():
+            future.set_result(None)
+
+    def clear(self) -> None:
+        """Forget a wake-up already taken."""
+        self._flag = False
+
+    def wait(self) -> asyncio.Future[None]:
+        """A future resolved once :meth:`set` is (or was) called."""
+        future = self._future = asyncio.get_running_loop().create_future()
+        if self._flag:
+            future.set_result(None)
+        return future
 
 
 class Emitter:
@@ -57,7 +88,7 @@ class Emitter:
         """Writer chunks and the lane position they enter at."""
         self.ready: deque[Chunk] = deque()
         self.held: list[Chunk] = []
-        self.wake: asyncio.Event | None = None
+        self.wake: Wake | None = None
         """Set while tools run, so a tool's writer chunk is streamed as it comes."""
         self.writes = 0
         """How many chunks writers queued in this run (tracing counts a hook's)."""

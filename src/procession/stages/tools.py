@@ -16,7 +16,7 @@ from typing import Any
 
 from procession._outcomes import Stop
 from procession._runner import HookRunner
-from procession._state import Attempt, RunState
+from procession._state import Attempt, RunState, Wake
 from procession.approvals import ApprovalRequest
 from procession.chunks import Chunk
 from procession.errors import ConfigurationError
@@ -75,11 +75,12 @@ async def run_tools(
     if not calls:
         return
     outcomes: list[tuple[bool, Any]] = [(False, None)] * len(calls)
-    async with aclosing(_ask_approvals(state, runner, attempt, calls, outcomes)) as asking:
-        async for chunk in asking:
-            yield chunk
-    if attempt.stopped():
-        return
+    if any(_requires_approval(attempt, call) for call in calls):
+        async with aclosing(_ask_approvals(state, runner, attempt, calls, outcomes)) as asking:
+            async for chunk in asking:
+                yield chunk
+        if attempt.stopped():
+            return
     to_run = [(i, c) for i, c in enumerate(calls) if not isinstance(outcomes[i][1], Denied)]
     async with aclosing(_run_concurrently(state, runner, attempt, to_run, outcomes)) as running:
         async for chunk in running:
@@ -118,8 +119,7 @@ async def _ask_approvals(
     """For each call of a tool that requires approval: ask the client (a chunk that is never
     held, D31), wait for the broker's decision, and mark a declined call."""
     for index, call in enumerate(calls):
-        tool = attempt.tools.get(call.tool_name)
-        if tool is None or not tool.requires_approval:
+        if not _requires_approval(attempt, call):
             continue
         payload = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args}
         asking = state.chunk("tool-call-approval", payload)
@@ -135,6 +135,11 @@ async def _ask_approvals(
         approved, reason = await _decision(state, runner, attempt, call)
         if not approved:
             outcomes[index] = (False, Denied(reason))
+
+
+def _requires_approval(attempt: Attempt, call: ToolCallInfo) -> bool:
+    tool = attempt.tools.get(call.tool_name)
+    return tool is not None and tool.requires_approval
 
 
 async def _decision(
@@ -179,7 +184,7 @@ async def _run_concurrently(
 ) -> AsyncGenerator[Chunk, None]:
     """Run every call in its own task, streaming the writer chunks they make as they come."""
     emitter = state.emitter
-    wake = emitter.wake = asyncio.Event()
+    wake = emitter.wake = Wake()
     tasks = [
         asyncio.ensure_future(_run_one(state, runner, attempt, call, index, outcomes))
         for index, call in calls
@@ -188,15 +193,9 @@ async def _run_concurrently(
     try:
         running = set(tasks)
         while running:
-            waiter = asyncio.ensure_future(wake.wait())
-            try:
-                done, _ = await asyncio.wait(
-                    {*running, waiter}, return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:
-                if not waiter.done():
-                    waiter.cancel()
-                    await asyncio.wait({waiter})  # ended, not left pending (D32)
+            done, _ = await asyncio.wait(
+                {*running, wake.wait()}, return_when=asyncio.FIRST_COMPLETED
+            )
             running -= done
             wake.clear()
             if state.signal is not None and state.signal.aborted:
