@@ -3,11 +3,8 @@
 import asyncio
 import os
 
-import asyncpg
 import pytest
 from hypothesis import settings
-
-from tests.memory.crash_harness import find_dsn
 
 # The CI machine is shared and small: a property test must not fail because one example hit a
 # collector pause, so examples get no deadline (their count still bounds the run).
@@ -36,6 +33,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 async def _server_answers(dsn: str) -> bool:
+    import asyncpg  # imported here: the provider floor tests run without the memory extras
+
     try:
         conn = await asyncpg.connect(dsn, timeout=5)
     except (OSError, asyncpg.PostgresError, TimeoutError):
@@ -48,6 +47,8 @@ async def _server_answers(dsn: str) -> bool:
 def postgres_dsn() -> str:
     """A DSN of a running PostgreSQL server, from ``PROCESSION_TEST_POSTGRES_DSN`` or the
     ``.pgdata/dsn`` that ``scripts/services.sh`` wrote (skip locally without one; fail in CI)."""
+    from tests.memory.crash_harness import find_dsn
+
     dsn = find_dsn()
     if dsn is not None and asyncio.run(_server_answers(dsn)):
         return dsn
