@@ -1,8 +1,15 @@
 """The offline judged-family detectors: accuracy and cost.
 
-    .venv/bin/python bench/bench_injection.py [--corpus PATH] [--rounds N]
+    .venv/bin/python bench/bench_injection.py [--corpus PATH] [--rounds N] [--write-figures]
 
-Prints, for ``PromptInjectionDetector`` (offline rules):
+Prints first the HELD-OUT figures (``tests/data/injection/heldout.jsonl``, frozen by
+``heldout.sha256``; built by ``scripts/injection_data/build_corpus.py`` from sources no rule
+or head was tuned on): precision, recall and false alarms of the offline detector, rules
+alone and rules with the classifier head, overall, per language, per source and for the
+benign look-alikes; then the CPU time per message of each. ``--write-figures`` records the
+overall figures in ``tests/data/injection/heldout_figures.json`` (a test checks them).
+
+Then, for ``PromptInjectionDetector`` (offline rules):
 
 * precision and recall on ``tests/data/prompt_injection.jsonl``, overall and by split
   (``main`` written with the rules, ``holdout`` written after), language and channel;
@@ -33,12 +40,81 @@ from procession.processors.builtin.language import identify_language
 
 ROOT = Path(__file__).resolve().parent.parent
 INJECTION_SET = ROOT / "tests" / "data" / "prompt_injection.jsonl"
+HELDOUT = ROOT / "tests" / "data" / "injection" / "heldout.jsonl"
+FIGURES = ROOT / "tests" / "data" / "injection" / "heldout_figures.json"
+LOOKALIKES = ("lookalike", "article", "instruction")
 FP_CORPUS = ROOT / "tests" / "data" / "ordinary_numbers.jsonl"
 CHUNK = 5
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line]
+
+
+def outcome(row: dict[str, Any], flagged: bool) -> str:
+    """tp/fn for an attack, fp/tn for benign text."""
+    if row["label"] == "attack":
+        return "tp" if flagged else "fn"
+    return "fp" if flagged else "tn"
+
+
+def figures(c: Counter[str]) -> dict[str, float]:
+    """Precision, recall and false-alarm rate of one group's counts (NaN when undefined)."""
+    nan = float("nan")
+    return {
+        "n": sum(c[k] for k in ("tp", "fp", "fn", "tn")),
+        "precision": c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else nan,
+        "recall": c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else nan,
+        "false_alarms": c["fp"] / (c["fp"] + c["tn"]) if c["fp"] + c["tn"] else nan,
+    }
+
+
+def heldout_counts(
+    rows: list[dict[str, Any]], detector: PromptInjectionDetector
+) -> dict[str, Counter[str]]:
+    """Counts per group (all, language, source, look-alikes) for ``detector`` on ``rows``."""
+    groups: dict[str, Counter[str]] = defaultdict(Counter)
+    for row in rows:
+        got = outcome(row, detector.detect_offline(row["text"], row["channel"]).flagged)
+        keys = ["all", f"lang={row['lang']}", f"source={row['source']}"]
+        if row["label"] == "benign" and row.get("kind") in LOOKALIKES:
+            keys.append("benign look-alikes")
+        for key in keys:
+            groups[key][got] += 1
+    return groups
+
+
+def heldout(rounds: int, write: bool) -> None:
+    """The held-out figures, rules alone and with the classifier, and their cost."""
+    rows = load(HELDOUT)
+    rules = heldout_counts(rows, PromptInjectionDetector(classifier=False))
+    both = heldout_counts(rows, PromptInjectionDetector())
+    print(f"prompt injection, HELD-OUT split ({len(rows)} rows, {HELDOUT.name})")
+    print(f"  {'group':<34} {'n':>4}  {'rules P/R/FA':>20}  {'rules+classifier P/R/FA':>23}")
+    order = sorted(both, key=lambda k: (k != "all", k.split("=")[0], k))
+    for key in order:
+        r, b = figures(rules[key]), figures(both[key])
+        print(f"  {key:<34} {b['n']:>4}  {r['precision']:>6.3f} {r['recall']:>6.3f} "
+              f"{r['false_alarms']:>6.3f}  {b['precision']:>7.3f} {b['recall']:>7.3f} "
+              f"{b['false_alarms']:>7.3f}")  # fmt: skip
+    if write:
+        summary = {k: figures(both[k]) for k in ("all", "benign look-alikes")}
+        FIGURES.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+        print(f"  wrote {FIGURES.relative_to(ROOT)}")
+    texts = [(r["text"], r["channel"]) for r in rows]
+    for label, detector in (("rules alone", PromptInjectionDetector(classifier=False)),
+                            ("rules + classifier", PromptInjectionDetector())):  # fmt: skip
+
+        def scan_all(detector: PromptInjectionDetector = detector) -> int:
+            for text, channel in texts:
+                detector.detect_offline(text, channel)
+            return len(texts)
+
+        seconds, n = timed(rounds, scan_all)
+        mean_chars = sum(len(t) for t, _ in texts) / len(texts)
+        print(f"  {label}: {seconds / n * 1e3:.3f} ms per message (CPU, median of {rounds} "
+              f"rounds; messages average {mean_chars:.0f} characters)")  # fmt: skip
 
 
 def accuracy(rows: list[dict[str, Any]], detector: PromptInjectionDetector) -> None:
@@ -153,10 +229,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--write-figures", action="store_true")
     args = parser.parse_args()
 
+    heldout(args.rounds, args.write_figures)
+    print()
+
     rows = load(INJECTION_SET)
-    accuracy(rows, PromptInjectionDetector())
+    accuracy(rows, PromptInjectionDetector(classifier=False))
     injection_costs([r["text"] for r in rows], args.rounds, "the labelled set")
 
     corpus_path = args.corpus or (FP_CORPUS if FP_CORPUS.exists() else None)

@@ -5,8 +5,10 @@ Three modes:
 * ``"offline"`` (the default without a model): the rule set of
   :mod:`~procession.processors.builtin.injection_rules` — instruction overrides, role
   manipulation and jailbreaks, system-override markers, prompt and data exfiltration,
-  tool-driven exfiltration, encoded payloads and hidden Unicode, in English and Chinese. No
-  model call; microseconds per message.
+  tool-driven exfiltration, encoded payloads and hidden Unicode — read together with the
+  shipped classifier head (:mod:`~procession.processors.builtin.injection_classifier`:
+  hashed character n-grams, any language, the rules that fired as features). No model call;
+  about a millisecond per message. ``classifier=False`` keeps the rules alone.
 * ``"model"``: a :class:`~procession.processors.builtin.judge.Judge` decides (Mastra's way).
 * ``"both"`` (the default with a model): the rules first; what they do not flag goes to the
   judge. Flagged if either flags.
@@ -38,9 +40,11 @@ from procession.processors.builtin.detection import (
     strings_of,
     use_on_violation,
 )
+from procession.processors.builtin.injection_classifier import injection_probability
 from procession.processors.builtin.injection_rules import (
     DETECTION_TYPES,
     InjectionFinding,
+    InjectionScan,
     Source,
     combine_weights,
     scan,
@@ -124,6 +128,8 @@ class InjectionVerdict:
 
 
 _NOTHING = InjectionDetection(False, 0.0, (), "", "offline", "input")
+_DECODED = frozenset({"hidden-unicode", "encoded-payload"})
+"""Types whose rules read what was hidden: their weight stands beside the classifier's."""
 
 _TYPE_TEXT = {
     "injection": "instructions that try to override or replace the assistant's instructions",
@@ -165,6 +171,8 @@ class PromptInjectionDetector(Processor):
         scan_tool_results: Also check tool results in ``process_tool_result`` (default true).
         last_message_only: Check only the last input message.
         decode: Read base64, hex and hidden Unicode and check what they say (default true).
+        classifier: Read offline text with the shipped classifier head as well as the rules
+            (default true; ``False``: the rules alone, as before).
         error_strategy: What a failed judge does: ``"strict"`` (default: block) or
             ``"warn"`` (treat as clean).
         instructions: Replace the judge's instructions.
@@ -186,6 +194,7 @@ class PromptInjectionDetector(Processor):
         scan_tool_results: bool = True,
         last_message_only: bool = False,
         decode: bool = True,
+        classifier: bool = True,
         error_strategy: ErrorStrategy = "strict",
         instructions: str | None = None,
         on_violation: Callable[[ProcessorViolation[Any]], Any] | None = None,
@@ -203,6 +212,7 @@ class PromptInjectionDetector(Processor):
         self.scan_tool_results = check_bool(owner, "scan_tool_results", scan_tool_results)
         self.last_message_only = check_bool(owner, "last_message_only", last_message_only)
         self.decode = check_bool(owner, "decode", decode)
+        self.classifier = check_bool(owner, "classifier", classifier)
         self.error_strategy = check_error_strategy(owner, error_strategy)
         use_on_violation(self, owner, on_violation)
         self.on_detection = check_callable(owner, "on_detection", on_detection)
@@ -221,9 +231,10 @@ class PromptInjectionDetector(Processor):
     # -- detection ---------------------------------------------------------------------------
 
     def detect_offline(self, text: str, channel: Source = "input") -> InjectionDetection:
-        """The offline verdict on ``text`` (no model call)."""
+        """The offline verdict on ``text`` (no model call): the rules, read with the
+        classifier head unless ``classifier=False``."""
         result = scan(text, channel, decode=self.decode)
-        if not result.findings:
+        if not self.classifier and not result.findings:
             return (
                 _NOTHING
                 if channel == "input"
@@ -233,9 +244,22 @@ class PromptInjectionDetector(Processor):
         score = combine_weights(f.weight for f in findings)
         types = tuple(dict.fromkeys(f.type for f in findings))
         reason = "matched " + ", ".join(f.rule for f in findings) if findings else ""
-        return InjectionDetection(
-            score >= self.threshold, score, types, reason, "offline", channel, findings
-        )
+        if self.classifier:
+            score = self._classified(text, result, findings)
+            if score >= self.threshold and not types and "injection" in self.detection_types:
+                types, reason = ("injection",), f"classifier score {score:.2f}"
+            elif types:
+                reason += f"; classifier score {score:.2f}"
+        flagged = score >= self.threshold and bool(types)
+        return InjectionDetection(flagged, score, types, reason, "offline", channel, findings)
+
+    def _classified(
+        self, text: str, result: InjectionScan, findings: tuple[InjectionFinding, ...]
+    ) -> float:
+        """The classifier's probability, or the decoded-content rules' weight if higher."""
+        probability = injection_probability(text, result)
+        decoded = combine_weights(f.weight for f in findings if f.type in _DECODED)
+        return max(probability, decoded)
 
     async def detect(
         self, text: str, channel: Source = "input", *, abort: Any = None, **call: Any
@@ -352,7 +376,11 @@ class PromptInjectionDetector(Processor):
 
     def _strip(self, text: str, channel: Source) -> str:
         """``text`` without the sentences the offline rules flag on their own."""
-        kept = [s for s in sentences(text) if not self.detect_offline(s, channel).findings]
+        kept = []
+        for sentence in sentences(text):
+            found = self.detect_offline(sentence, channel)
+            if not (found.flagged or found.findings):
+                kept.append(sentence)
         return "".join(kept).strip()
 
 

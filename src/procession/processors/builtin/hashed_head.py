@@ -1,0 +1,121 @@
+"""A small offline text classifier: hashed character n-grams and words, logistic regression.
+
+The features are language-agnostic: character 2-, 3- and 4-grams of the normalised text
+(padded with spaces, so CJK, Cyrillic and Arabic need no tokenizer), word unigrams and
+bigrams, and optional extra named features (the injection rules that fired). Each is hashed
+with CRC-32 into ``2**bits`` buckets (deterministic across processes, unlike ``hash``),
+counted, squashed with ``log1p`` and L2-normalised; the score is ``sigmoid(w . x + b)``.
+
+Long texts are read in windows of :data:`WINDOW` characters (overlapping by a quarter) and
+scored by their highest window, so one injected sentence in a long tool result is not diluted.
+At most :data:`MAX_WINDOWS` windows are read (the first 12,000 characters or so).
+
+Weights ship as a ``.npz`` file in the wheel (float16 weights); training is a developer's
+script (``scripts/injection_data/train_head.py``), never run by CI or at run time.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["MAX_WINDOWS", "WINDOW", "HashedHead", "cached_head", "features", "load_head", "windows"]
+
+WINDOW = 512
+"""Characters per window."""
+MAX_WINDOWS = 32
+"""The most windows one text is read in."""
+_STEP = WINDOW * 3 // 4
+_WORD = re.compile(r"\w+")
+
+
+def windows(text: str) -> list[str]:
+    """``text`` in overlapping windows of :data:`WINDOW` characters (at most
+    :data:`MAX_WINDOWS`)."""
+    if len(text) <= WINDOW:
+        return [text]
+    last = len(text) - WINDOW
+    starts = [*range(0, last, _STEP)][: MAX_WINDOWS - 1]
+    starts.append(last)
+    return [text[s : s + WINDOW] for s in starts]
+
+
+def features(
+    normalised: str, bits: int, extra: Iterable[tuple[str, float]] = ()
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The hashed feature vector of one normalised window: (indices, values), L2-normalised."""
+    mask = (1 << bits) - 1
+    counts: dict[int, float] = {}
+    padded = f" {normalised} "
+    crc = zlib.crc32
+    for n in (2, 3, 4):
+        for i in range(len(padded) - n + 1):
+            key = crc(padded[i : i + n].encode()) & mask
+            counts[key] = counts.get(key, 0.0) + 1.0
+    words = _WORD.findall(normalised)
+    for i, word in enumerate(words):
+        key = crc(b"w:" + word.encode()) & mask
+        counts[key] = counts.get(key, 0.0) + 1.0
+        if i:
+            key = crc(f"b:{words[i - 1]} {word}".encode()) & mask
+            counts[key] = counts.get(key, 0.0) + 1.0
+    for name, amount in extra:
+        key = crc(b"x:" + name.encode()) & mask
+        counts[key] = counts.get(key, 0.0) + amount * 4.0
+    index = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
+    value: npt.NDArray[np.float32] = np.log1p(
+        np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
+    )
+    value /= np.float32(np.sqrt(np.dot(value, value)) or 1.0)
+    return index, value
+
+
+@dataclass(frozen=True)
+class HashedHead:
+    """A trained head: weights over ``2**bits`` hashed features, a bias, and where it came
+    from (``meta``: training data, date, the dev threshold it was shifted to 0.5 at)."""
+
+    weights: npt.NDArray[np.float32]
+    bias: float
+    bits: int
+    meta: str
+
+    def score(self, normalised: str, extra: Sequence[tuple[str, float]] = ()) -> float:
+        """The probability that ``normalised`` is positive: the highest over its windows."""
+        best = -math.inf
+        for window in windows(normalised):
+            index, value = features(window, self.bits, extra)
+            best = max(best, float(np.dot(self.weights[index], value)) + self.bias)
+        return 1.0 / (1.0 + math.exp(-best))
+
+
+def load_head(path: Path) -> HashedHead:
+    """Read a head from a ``.npz`` file; a clear error when it is missing or malformed."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            weights = data["weights"].astype(np.float32)
+            bias = float(data["bias"])
+            bits = int(data["bits"])
+            meta = str(data["meta"])
+    except (OSError, KeyError, ValueError) as error:
+        raise ValueError(f"cannot read the classifier head {path}: {error}") from error
+    if weights.shape != (1 << bits,):
+        raise ValueError(
+            f"classifier head {path}: {weights.shape[0]} weights for {bits} bits "
+            f"(expected {1 << bits})"
+        )
+    return HashedHead(weights, bias, bits, meta)
+
+
+@lru_cache(maxsize=8)
+def cached_head(path: str) -> HashedHead:
+    """:func:`load_head`, once per process per file."""
+    return load_head(Path(path))
