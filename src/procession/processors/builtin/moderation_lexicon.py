@@ -50,6 +50,22 @@ _ZH_GROUPS = (
 )
 _HARM = r"(?:kill|murder|shoot|stab|hurt|strangle|rape|behead|burn)"
 _NOT_A_MESSAGE = r"(?! (?:a|an|the) (?:message|email|e-mail|text|note|line|dm|invite|link))"
+_UNQUOTED = "(?<!['\"\u201c\u2018\u00ab])"  # a quoted threat is reported speech, not a threat
+_I_WILL = (
+    r"\b(?:i|we)(?:'ll| will| shall|'m going to| am going to|'m gonna| am gonna|'re going to| are "
+    r"going to| swear i will| swear i'll| swear to god i will| swear to god i'll)"
+)
+_GAP = r"(?: [\w']+){0,3}?"  # up to three words between the intent and the act
+_STRONG_HARM = r"(?:kill|murder|shoot|stab|strangle|slit|choke|behead|rape|gut|butcher)"
+_KIN = r"(?:kids|children|family|wife|husband|mother|mom|father|dad|house|home|dog|son|daughter)"
+_INSULT = (
+    r"(?:worthless|pathetic|disgusting|brainless|ugly|stupid|dumb|useless|filthy|fat|"
+    r"retarded|hideous|braindead)"
+)
+_INSULT_NOUN = (
+    r"(?:idiot|moron|bitch|freak|loser|pig|cunt|bastard|retard|asshole|whore|slut|imbecile|"
+    r"piece of (?:shit|trash|garbage)|waste of (?:space|oxygen|air|skin))"
+)
 
 LEXICON: Final[tuple[tuple[str, float, str], ...]] = (
     # self-harm
@@ -84,7 +100,50 @@ LEXICON: Final[tuple[tuple[str, float, str], ...]] = (
         r"(?:怎么|怎麼|如何|怎样|怎樣)(?:自杀|自殺|割腕|轻生|輕生)|(?:自杀|自殺)的方法",
     ),
     ("self-harm", 0.6, r"\b(?:cutting myself|self-harming|i cut myself)\b|自残|自殘|割腕"),
-    # violence and threats
+    (
+        "self-harm/intent",
+        0.85,
+        r"\bi(?:'m| am)? (?:want to|wanna|just want to|am going to|'m going to|going to|gonna) "
+        r"die\b|\bi wish i (?:were|was) dead\b|\bno reason (?:for me )?to (?:live|go on|keep "
+        r"living)\b|\bbetter off (?:if i (?:killed myself|was dead|were dead|died)|without me)\b",
+    ),
+    (
+        "self-harm/intent",
+        0.85,
+        r"\bi(?:'m| am)?(?: \w+)? (?:going to|gonna|will|want to|planning to|plan to) "
+        r"(?:hurt|cut|harm|burn) myself\b|\b(?:been|keep|started|start) cutting myself\b|"
+        r"\b(?:thinking about|thoughts of|planning to|going to|want to) "
+        r"(?:jump(?:ing)? off (?:a|the) (?:bridge|roof|building|cliff)|overdos(?:e|ing)|"
+        r"hang(?:ing)? myself|slit(?:ting)? my wrists)",
+    ),
+    (
+        "self-harm/instructions",
+        0.85,
+        r"\bhow many (?:sleeping )?(?:pills|tablets) (?:would it take|does it take|to take) to "
+        r"(?:never wake up|die|not wake up)",
+    ),
+    # violence and threats: an intent ("I'll", "we're going to") before an act on "you"
+    (
+        "harassment/threatening",
+        0.9,
+        rf"{_UNQUOTED}{_I_WILL}{_GAP} {_STRONG_HARM}(?:s|ed)? (?:you|u|your)\b{_NOT_A_MESSAGE}",
+    ),
+    (
+        "harassment/threatening",
+        0.85,
+        rf"{_UNQUOTED}{_I_WILL}{_GAP} (?:hurt|burn|torch) (?:you|u|your {_KIN})\b"
+        rf"|{_UNQUOTED}{_I_WILL}{_GAP} (?:end you|beat you (?:up|to death|senseless|bloody)|"
+        r"break (?:every|all the|all) (?:\w+ )?bones?|hunt you down|track you down|"
+        r"make you (?:suffer|bleed|pay))\b",
+    ),
+    (
+        "harassment/threatening",
+        0.85,
+        r"\byou (?:won't|will not|aren't going to|are not going to) (?:live|survive) (?:to see|"
+        r"the (?:night|week))|\b(?:a |my )?(?:bullet|knife|blade) (?:in|into|through) your "
+        r"(?:head|skull|back|chest|heart|throat)|\bwatch your back,? (?:because |cause |'cause |"
+        r"as )?(?:i'm|i am|we're|we are) coming for you",
+    ),
     (
         "harassment/threatening",
         0.9,
@@ -124,6 +183,19 @@ LEXICON: Final[tuple[tuple[str, float, str], ...]] = (
         r"(?:piece of|loser|idiot|moron|trash|garbage|human)",
     ),
     ("harassment", 0.8, r"\b(?:go kill yourself|kys|nobody would miss you)\b"),
+    (
+        "harassment",
+        0.75,
+        rf"{_UNQUOTED}\byou(?:'re| are)(?: (?:a|an|such|so|just|too|really|the most))* {_INSULT}"
+        rf"\b|\b(?:you|u) {_INSULT} {_INSULT_NOUN}|\b(?:you|u) {_INSULT_NOUN}\b(?! (?:of|in)\b)"
+        rf"|\b(?:what|such) an? {_INSULT} {_INSULT_NOUN} you are\b",
+    ),
+    (
+        "harassment",
+        0.75,
+        rf"{_UNQUOTED}\b(?:nobody|no one|everyone|everybody) (?:likes|loves|wants|hates|"
+        r"cares about|will ever love|would ever love) (?:you|u)\b",
+    ),
     ("self-harm", 0.6, r"\bgo kill yourself\b"),
     ("harassment", 0.75, r"你(?:这个|這個)?(?:废物|廢物|垃圾|白痴|蠢货|蠢貨)|去死吧|你去死"),
     # hate
@@ -181,6 +253,24 @@ TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
     ("pills", "tablets"),
     ("自杀", "自殺", "割腕", "轻生", "輕生"),
     ("myself", "self-harm", "自残", "自殘", "割腕"),
+    ("die", "dead", "reason", "better off"),
+    ("myself", "overdos", "jump", "hang", "slit"),
+    ("pills", "tablets"),
+    (
+        "kill",
+        "murder",
+        "shoot",
+        "stab",
+        "strangle",
+        "slit",
+        "choke",
+        "behead",
+        "rape",
+        "gut",
+        "butcher",
+    ),
+    ("hurt", "burn", "torch", "end you", "beat you", "break", "hunt you", "track you", "make you"),
+    ("live", "survive", "bullet", "knife", "blade", "watch your back"),
     ("kill", "murder", "shoot", "stab", "hurt", "strangle", "rape", "behead", "burn"),
     ("kill", "murder", "shoot", "stab", "hurt", "strangle", "rape", "behead", "burn"),
     ("dead", "die", "where you live"),
@@ -191,6 +281,8 @@ TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
     ("肢解", "开膛", "開膛", "斩首", "斬首"),
     ("worthless", "pathetic", "disgusting", "useless"),
     ("kill yourself", "=kys", "miss you"),
+    ("you", "u"),
+    ("likes", "loves", "wants", "hates", "cares", "will ever", "would ever"),
     ("kill yourself",),
     ("废物", "廢物", "垃圾", "白痴", "蠢货", "蠢貨", "去死"),
     ("animals", "vermin", "subhuman", "parasites", "rats", "cockroaches", "disease"),
