@@ -1,10 +1,11 @@
 """A small offline text classifier: hashed character n-grams and words, logistic regression.
 
 The features are language-agnostic: character 2-, 3- and 4-grams of the normalised text
-(padded with spaces, so CJK, Cyrillic and Arabic need no tokenizer), word unigrams and
-bigrams, and optional extra named features (the injection rules that fired). Each is hashed
-with CRC-32 into ``2**bits`` buckets (deterministic across processes, unlike ``hash``),
-counted, squashed with ``log1p`` and L2-normalised; the score is ``sigmoid(w . x + b)``.
+(padded with spaces, so CJK, Cyrillic and Arabic need no tokenizer; hashed with a vectorised
+polynomial hash over code points), word unigrams and bigrams, and optional extra named
+features (the injection rules that fired; these hashed with CRC-32). All hashes are
+deterministic across processes (unlike ``hash``) and fall into ``2**bits`` buckets; the counts
+are squashed with ``log1p`` and L2-normalised; the score is ``sigmoid(w . x + b)``.
 
 Long texts are read in windows of :data:`WINDOW` characters (overlapping by a quarter) and
 scored by their highest window, so one injected sentence in a long tool result is not diluted.
@@ -48,32 +49,60 @@ def windows(text: str) -> list[str]:
     return [text[s : s + WINDOW] for s in starts]
 
 
+def _mix(h: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """A 64-bit finaliser (MurmurHash3's), so nearby polynomial hashes spread over buckets."""
+    h ^= h >> np.uint64(33)
+    h *= np.uint64(0xFF51AFD7ED558CCD)
+    h ^= h >> np.uint64(33)
+    return h
+
+
+def ngram_hashes(padded: str) -> npt.NDArray[np.uint64]:
+    """The hashes of every character 2-, 3- and 4-gram of ``padded``, vectorised: a polynomial
+    over code points (wrapping at 2**64), salted by the length, then mixed."""
+    points = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    parts = []
+    for n in (2, 3, 4):
+        count = len(points) - n + 1
+        if count <= 0:
+            continue
+        h = np.full(count, np.uint64(n) * _SALT, dtype=np.uint64)
+        for k in range(n):
+            h *= _PRIME
+            h += points[k : k + count]
+        parts.append(_mix(h))
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+_PRIME = np.uint64(1_000_003)
+_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+
 def features(
     normalised: str, bits: int, extra: Iterable[tuple[str, float]] = ()
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     """The hashed feature vector of one normalised window: (indices, values), L2-normalised."""
     mask = (1 << bits) - 1
-    counts: dict[int, float] = {}
-    padded = f" {normalised} "
+    with np.errstate(over="ignore"):
+        grams = (ngram_hashes(f" {normalised} ") & np.uint64(mask)).astype(np.int64)
     crc = zlib.crc32
-    for n in (2, 3, 4):
-        for i in range(len(padded) - n + 1):
-            key = crc(padded[i : i + n].encode()) & mask
-            counts[key] = counts.get(key, 0.0) + 1.0
+    named: list[int] = []
+    weights: list[float] = []
     words = _WORD.findall(normalised)
     for i, word in enumerate(words):
-        key = crc(b"w:" + word.encode()) & mask
-        counts[key] = counts.get(key, 0.0) + 1.0
+        named.append(crc(b"w:" + word.encode()) & mask)
+        weights.append(1.0)
         if i:
-            key = crc(f"b:{words[i - 1]} {word}".encode()) & mask
-            counts[key] = counts.get(key, 0.0) + 1.0
+            named.append(crc(f"b:{words[i - 1]} {word}".encode()) & mask)
+            weights.append(1.0)
     for name, amount in extra:
-        key = crc(b"x:" + name.encode()) & mask
-        counts[key] = counts.get(key, 0.0) + amount * 4.0
-    index = np.fromiter(counts.keys(), dtype=np.int64, count=len(counts))
-    value: npt.NDArray[np.float32] = np.log1p(
-        np.fromiter(counts.values(), dtype=np.float32, count=len(counts))
-    )
+        named.append(crc(b"x:" + name.encode()) & mask)
+        weights.append(amount * 4.0)
+    keys = np.concatenate([grams, np.array(named, dtype=np.int64)])
+    amounts = np.concatenate([np.ones(len(grams)), np.array(weights, dtype=np.float64)])
+    index, inverse = np.unique(keys, return_inverse=True)
+    counts = np.bincount(inverse, weights=amounts, minlength=len(index))
+    value: npt.NDArray[np.float32] = np.log1p(counts).astype(np.float32)
     value /= np.float32(np.sqrt(np.dot(value, value)) or 1.0)
     return index, value
 

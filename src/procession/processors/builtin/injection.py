@@ -8,7 +8,7 @@ Three modes:
   tool-driven exfiltration, encoded payloads and hidden Unicode — read together with the
   shipped classifier head (:mod:`~procession.processors.builtin.injection_classifier`:
   hashed character n-grams, any language, the rules that fired as features). No model call;
-  about a millisecond per message. ``classifier=False`` keeps the rules alone.
+  about two milliseconds per message. ``classifier=False`` keeps the rules alone.
 * ``"model"``: a :class:`~procession.processors.builtin.judge.Judge` decides (Mastra's way).
 * ``"both"`` (the default with a model): the rules first; what they do not flag goes to the
   judge. Flagged if either flags.
