@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from procession import Agent, PromptInjectionDetector, tool
+from procession import Agent, ConfigurationError, PromptInjectionDetector, tool
 from procession.processors.builtin.hashed_head import MAX_WINDOWS, WINDOW, load_head, windows
 from procession.processors.builtin.injection import WITHHELD
 from procession.processors.builtin.injection_classifier import HEAD_PATH, injection_head
@@ -162,3 +162,17 @@ async def test_a_tool_result_in_another_language_is_withheld_before_the_model_re
     assert result.text == "ok"
     assert "attacker@evil.example" not in str(model.calls[-1].prompt)
     assert WITHHELD in str(model.calls[-1].prompt)
+
+
+def test_without_numpy_the_default_is_the_rules_and_asking_for_the_head_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from procession.processors.builtin import injection
+
+    monkeypatch.setattr(injection, "numpy_installed", lambda: False)
+    detector = PromptInjectionDetector()
+    assert detector.classifier is False
+    assert "numpy is not installed" in caplog.text
+    with pytest.raises(ConfigurationError, match="guardrails"):
+        PromptInjectionDetector(classifier=True)
+    assert PromptInjectionDetector(classifier=False).classifier is False

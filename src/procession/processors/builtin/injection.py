@@ -22,6 +22,7 @@ detection is reported to ``on_violation`` (D8).
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +41,6 @@ from procession.processors.builtin.detection import (
     strings_of,
     use_on_violation,
 )
-from procession.processors.builtin.injection_classifier import injection_probability
 from procession.processors.builtin.injection_rules import (
     DETECTION_TYPES,
     InjectionFinding,
@@ -172,7 +172,9 @@ class PromptInjectionDetector(Processor):
         last_message_only: Check only the last input message.
         decode: Read base64, hex and hidden Unicode and check what they say (default true).
         classifier: Read offline text with the shipped classifier head as well as the rules
-            (default true; ``False``: the rules alone, as before).
+            (``False``: the rules alone, as before). Default: ``True`` when numpy is installed
+            (the ``guardrails`` extra), else the rules alone with a warning; ``True`` without
+            numpy is a configuration error.
         error_strategy: What a failed judge does: ``"strict"`` (default: block) or
             ``"warn"`` (treat as clean).
         instructions: Replace the judge's instructions.
@@ -194,7 +196,7 @@ class PromptInjectionDetector(Processor):
         scan_tool_results: bool = True,
         last_message_only: bool = False,
         decode: bool = True,
-        classifier: bool = True,
+        classifier: bool | None = None,
         error_strategy: ErrorStrategy = "strict",
         instructions: str | None = None,
         on_violation: Callable[[ProcessorViolation[Any]], Any] | None = None,
@@ -212,7 +214,7 @@ class PromptInjectionDetector(Processor):
         self.scan_tool_results = check_bool(owner, "scan_tool_results", scan_tool_results)
         self.last_message_only = check_bool(owner, "last_message_only", last_message_only)
         self.decode = check_bool(owner, "decode", decode)
-        self.classifier = check_bool(owner, "classifier", classifier)
+        self.classifier = _use_classifier(owner, classifier)
         self.error_strategy = check_error_strategy(owner, error_strategy)
         use_on_violation(self, owner, on_violation)
         self.on_detection = check_callable(owner, "on_detection", on_detection)
@@ -257,6 +259,8 @@ class PromptInjectionDetector(Processor):
         self, text: str, result: InjectionScan, findings: tuple[InjectionFinding, ...]
     ) -> float:
         """The classifier's probability, or the decoded-content rules' weight if higher."""
+        from procession.processors.builtin.injection_classifier import injection_probability
+
         probability = injection_probability(text, result)
         decoded = combine_weights(f.weight for f in findings if f.type in _DECODED)
         return max(probability, decoded)
@@ -382,6 +386,34 @@ class PromptInjectionDetector(Processor):
             if not (found.flagged or found.findings):
                 kept.append(sentence)
         return "".join(kept).strip()
+
+
+def numpy_installed() -> bool:
+    """Whether numpy, which the offline classifier head needs, can be imported."""
+    return importlib.util.find_spec("numpy") is not None
+
+
+def _use_classifier(owner: str, classifier: object) -> bool:
+    """The ``classifier`` option: the head needs numpy (the ``guardrails`` extra)."""
+    available = numpy_installed()
+    if classifier is None:
+        if not available:
+            logger.warning(
+                "%s: numpy is not installed, so the offline classifier is off and the rules "
+                "alone decide (far lower recall); install 'procession[guardrails]'",
+                owner,
+            )
+        return available
+    wanted = check_bool(owner, "classifier", classifier)
+    if wanted and not available:
+        raise option_error(
+            owner,
+            "classifier",
+            classifier,
+            "False when numpy is not installed "
+            "(the classifier needs the 'guardrails' extra: pip install 'procession[guardrails]')",
+        )
+    return wanted
 
 
 def _replace_result(message_list: MessageList, call_id: str, tool_name: str, value: Any) -> None:
