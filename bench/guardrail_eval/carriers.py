@@ -5,6 +5,7 @@ it, two in a row, JSON with ``\\n`` escapes, markdown) or where it travels (tool
 arguments, structured output). Each item records the secret spans in its text.
 """
 
+# ruff: noqa: RUF001 (carrier sentences in Chinese and Japanese use full-width punctuation)
 from __future__ import annotations
 
 import json
@@ -119,20 +120,30 @@ FRAMES: dict[str, list[str]] = {
         "El {label} registrado es {s}, ¿correcto?",
     ],
     "zh": [
-        "我的{label}是{s}，请帮我核对一下。",  # noqa: RUF001
+        "我的{label}是{s}，请帮我核对一下。",
         "请使用{s}完成付款。",
-        "系统里登记的{label}：{s}。",  # noqa: RUF001
+        "系统里登记的{label}：{s}。",
     ],
     "ja": [
         "私の{label}は{s}です。よろしくお願いします。",
         "{s}で手続きをお願いします。",
-        "登録されている{label}：{s}。",  # noqa: RUF001
+        "登録されている{label}：{s}。",
     ],
     "pt": ["O meu {label} é {s}, obrigado.", "Por favor use {s} para o pagamento."],
     "ko": ["제 {label}는 {s}입니다. 확인 부탁드립니다.", "{s}(으)로 결제해 주세요."],
 }
 
 SEPARATORS = ("/", "_", ",", "\t", "·", "・", " - ", "   ", ".", "-")
+KEYWORDED = {"provider-key", "env-assignment", "bearer", "jwt"}
+KEYWORDS = (
+    "`api_key`: {}",
+    "(token: {})",
+    "{{secret: {}}}",
+    "*password*: {}",
+    "[apikey] {}",
+    "`Authorization`: {}",
+    "(key={})",
+)
 GROUPED = {"card", "ssn", "national-id", "phone"}
 
 
@@ -151,8 +162,14 @@ def contexts_for(secret: Secret) -> list[str]:
         base += ["digit-after", "separator", "line-split", "table-cells", "compact"]
     if secret.group == "card":
         base += ["digit-after", "two-digit-groups"]
-    if secret.group in {"iban", "email"} or secret.format.startswith("faker-ssn:en_GB"):
+    if secret.group in {"iban", "email"} or secret.format.endswith(("en_GB", "gb.nino")):
         base += ["lowercase"]
+    if secret.format.endswith("gb.nino"):
+        base += ["compact"]
+    if secret.group == "card":
+        base += ["echo-dropped-group", "echo-split-words", "echo-two-fields"]
+    if secret.group in KEYWORDED:
+        base += ["keyword-punct"]
     if secret.group in {"iban"}:
         base += ["compact", "table-cells"]
     if secret.group in {"provider-key", "private-key", "env-assignment", "url-credential"}:
@@ -199,10 +216,12 @@ def wrap(
         return note, "text"
     if context == "code":
         return f"```\n# config\n{secrets[0]}\n```", "text"
-    if context == "tool-args":
-        return text, "tool-args"
-    if context == "structured":
-        return text, "structured"
+    if context in ("tool-args", "structured"):
+        if rng.random() < 0.5:  # the value right after an escaped newline or tab
+            text = text.replace(secrets[0], rng.choice(["\n", "\t", "\n\n"]) + secrets[0], 1)
+        return text, context
+    if context == "keyword-punct":
+        return text.replace(secrets[0], rng.choice(KEYWORDS).format(secrets[0]), 1), "text"
     return text, "text"
 
 
@@ -218,6 +237,8 @@ def carrier(
         second = render(other, "plain", rng)
         shown.append(second)
         surface = f"{surface}{rng.choice([' ', ', ', ' / ', '  '])}{second}"
+    if context.startswith("echo-"):
+        return echo(secret, context, lang, label, rng)
     frame = rng.choice(FRAMES[lang])
     text = frame.format(label=label, s=surface)
     text, channel = wrap(text, shown, context, lang, rng)
@@ -240,5 +261,55 @@ def carrier(
                 "format": m.format,
             }
             for s, m in zip(shown, members, strict=False)
+        ],
+    }
+
+
+ECHO = {
+    "en": "Thanks, I see the {label} ending {tail}: {echo}.",
+    "de": "Danke, ich sehe die {label} mit der Endung {tail}: {echo}.",
+    "fr": "Merci, je vois le {label} se terminant par {tail} : {echo}.",
+    "es": "Gracias, veo el {label} que termina en {tail}: {echo}.",
+    "zh": "谢谢，我看到尾号为{tail}的{label}：{echo}。",
+    "ja": "ありがとうございます。末尾{tail}の{label}：{echo}。",
+    "pt": "Obrigado, vejo o {label} terminado em {tail}: {echo}.",
+    "ko": "감사합니다. 끝자리 {tail}인 {label}: {echo}.",
+}
+
+
+def echo(secret: Secret, context: str, lang: str, label: str, rng: random.Random) -> dict[str, Any]:
+    """A card the run read in a tool result, echoed by the model in part: a group dropped,
+    split by words, or over two fields of a JSON answer (channel ``echo``)."""
+    digits = "".join(c for c in secret.value if c.isdigit())
+    groups = digit_groups(digits, rng)
+    if context == "echo-dropped-group":
+        drop = rng.randrange(1, len(groups))
+        shown = " ".join(g for n, g in enumerate(groups) if n != drop)
+    elif context == "echo-split-words":
+        half = len(groups) // 2
+        shown = " ".join(groups[:half]) + rng.choice([" and then ", " then ", ", followed by "])
+        shown += " ".join(groups[half:])
+    else:
+        half = len(digits) // 2
+        shown = json.dumps({"first": digits[:half], "second": digits[half:]})
+    text = ECHO[lang].format(label=label, tail=digits[-4:], echo=shown)
+    return {
+        "text": text,
+        "channel": "echo",
+        "tool_result": f"card on file: {secret.value}",
+        "lang": lang,
+        "context": context,
+        "format": secret.format,
+        "group": secret.group,
+        "category": secret.category,
+        "locale": secret.locale,
+        "secrets": [
+            {
+                "surface": shown,
+                "numeric": True,
+                "card": True,
+                "probes": secret.leak_probes(),
+                "format": secret.format,
+            }
         ],
     }

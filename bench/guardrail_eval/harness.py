@@ -92,11 +92,17 @@ def chunkings(text: str, rng: random.Random) -> list[str]:
     return out or [""]
 
 
-@tool
-def lookup(query: str) -> str:
-    """Look something up (the evaluation's tool: it returns nothing secret)."""
-    del query
-    return "noted"
+def make_lookup(results: dict[str, str]) -> Any:
+    """The evaluation's tool: returns ``results["value"]`` ("noted" unless an echo item set
+    one: a card the model then repeats)."""
+
+    @tool
+    def lookup(query: str) -> str:
+        """Look something up."""
+        del query
+        return results.get("value", "noted")
+
+    return lookup
 
 
 SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
@@ -118,6 +124,9 @@ def script(item: dict[str, Any], rng: random.Random) -> tuple[list[Reply], Any]:
         ]
         first = Reply(extra_chunks=tuple(deltas), tool_calls=[ToolCallScript("lookup", args, "c1")])
         return [first, Reply(text=["Done."])], None
+    if item.get("channel") == "echo":
+        first = Reply(tool_calls=[ToolCallScript("lookup", {"query": "card on file"}, "c1")])
+        return [first, Reply(text=chunkings(text, rng))], None
     if item.get("channel") == "structured":
         encoded = json.dumps({"note": text}, ensure_ascii=False)
         return [Reply(text=chunkings(encoded, rng))], SCHEMA
@@ -150,15 +159,18 @@ class Runner:
         self.storage = SQLiteStorage(str(self.db))
         self.memory = Memory(self.storage, last_messages=1)
         self.count = 0
+        self.results: dict[str, str] = {}
+        self.lookup = make_lookup(self.results)
 
     async def run(self, item: dict[str, Any], rng: random.Random) -> dict[str, str]:
         """Run one item; the text of each channel."""
         replies, structured = script(item, rng)
+        self.results["value"] = item.get("tool_result", "noted")
         agent = Agent(
             id="eval",
             instructions="You are a helpful assistant.",
             model=ScriptedModel(replies),
-            tools=[lookup],
+            tools=[self.lookup],
             output_processors=[REDACTORS[self.redactor]()],
             memory=self.memory,
         )

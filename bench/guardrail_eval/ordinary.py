@@ -112,6 +112,17 @@ def mo_sentences(limit_per_lang: int) -> Iterator[dict[str, Any]]:
             yield item(text, "prose", f"mo:{package}", lang.split("_")[0])
 
 
+def theme_strings(limit_per_lang: int) -> Iterator[dict[str, Any]]:
+    """The interface translations of the installed documentation theme (69 languages)."""
+    folder = SITE / "material" / "templates" / "partials" / "languages"
+    for path in sorted(folder.glob("*.html")):
+        lang = path.stem.split("-")[0]
+        pairs = re.findall(r'^\s*"([a-z.]+)": "(.+)",?$', path.read_text(encoding="utf-8"), re.M)
+        texts = [t for k, t in pairs if k != "language" and len(t) >= 12 and "#" not in t]
+        for text in texts[:limit_per_lang]:
+            yield item(text, "prose", f"theme:{path.stem}", lang)
+
+
 def faker_prose(rng: random.Random, per_lang: int) -> Iterator[dict[str, Any]]:
     """Faker's text provider of each language (real word lists), a sentence or two each."""
     for lang, locale in PROSE_LOCALES.items():
@@ -301,6 +312,7 @@ def all_ordinary(seed: int, scale: int = 1) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         out += mo_sentences(60 * scale)
+        out += theme_strings(4 * scale)
         out += faker_prose(rng, 40 * scale)
         out += readme_texts(rng, 250 * scale)
         out += source_snippets(rng, 250 * scale)

@@ -253,6 +253,17 @@ def stdnum_with_check(module: str, body_len: int) -> Callable[[random.Random], s
     return make
 
 
+def gb_nino(rng: random.Random) -> str:
+    """A valid-shaped UK National Insurance number (HMRC's prefix and suffix rules)."""
+    first = [c for c in string.ascii_uppercase if c not in "DFIQUV"]
+    second = [c for c in first if c != "O"]
+    while True:
+        prefix = rng.choice(first) + rng.choice(second)
+        if prefix not in {"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"}:
+            break
+    return f"{prefix}{rand(rng, string.digits, 6)}{rng.choice('ABCD')}"
+
+
 NATIONAL_IDS: dict[str, tuple[Callable[[random.Random], str], str, str]] = {
     # name: (generator, group, module used to format/validate or '')
     "us.ssn": (us_ssn, "ssn", "us.ssn"),
@@ -265,6 +276,7 @@ NATIONAL_IDS: dict[str, tuple[Callable[[random.Random], str], str, str]] = {
     "es.dni": (lambda r: es_dni(r), "national-id", "es.dni"),
     "pl.pesel": (lambda r: pl_pesel(r), "national-id", "pl.pesel"),
     "nl.bsn": (lambda r: nl_bsn(r), "national-id", "nl.bsn"),
+    "gb.nino": (gb_nino, "national-id", ""),
 }
 
 
@@ -331,6 +343,8 @@ def national_ids(rng: random.Random, per_format: int) -> Iterator[Secret]:
             value = make(rng)
             if mod is not None and n % 2 and hasattr(mod, "format"):
                 value = str(mod.format(value))
+            elif name == "gb.nino" and n % 2:
+                value = " ".join([value[:2], value[2:4], value[4:6], value[6:8], value[8]])
             yield Secret(
                 value,
                 f"stdnum:{name}",
@@ -574,6 +588,27 @@ def key_formats() -> dict[str, Callable[[random.Random], tuple[str, str]]]:
         "pypi-token": lambda r: _same("pypi-AgEIcHlwaS5vcmc" + rand(r, URLSAFE, 70)),
         "sendgrid": lambda r: _same(f"SG.{rand(r, URLSAFE, 22)}.{rand(r, URLSAFE, 43)}"),
         "huggingface": lambda r: _same("hf_" + rand(r, string.ascii_letters, 34)),
+        "artifactory": lambda r: _same("AKC" + rand(r, ALNUM, 70)),
+        "azure-storage": lambda r: _wrapped(
+            "DefaultEndpointsProtocol=https;AccountName=acmedata;AccountKey={};"
+            "EndpointSuffix=core.windows.net",
+            base64.b64encode(r.randbytes(64)).decode(),
+        ),
+        "discord-bot": lambda r: _same(
+            f"{r.choice('MNO')}{rand(r, URLSAFE, 25)}.{rand(r, URLSAFE, 6)}.{rand(r, URLSAFE, 27)}"
+        ),
+        "mailchimp": lambda r: _same(f"{rand(r, HEX, 32)}-us{r.randint(1, 21)}"),
+        "square-secret": lambda r: _same("sq0csp-" + rand(r, URLSAFE, 43)),
+        "square-access": lambda r: _same("EAAA" + rand(r, URLSAFE, 60)),
+        "1password-service": lambda r: _same("ops_eyJ" + rand(r, ALNUM, 200)),
+        "figma": lambda r: _same("figd_" + rand(r, URLSAFE, 40)),
+        "grafana-service": lambda r: _same(f"glsa_{rand(r, ALNUM, 32)}_{rand(r, HEX, 8)}"),
+        "vault-token": lambda r: _same("hvs." + rand(r, URLSAFE, 90)),
+        "linear": lambda r: _same("lin_api_" + rand(r, ALNUM, 40)),
+        "notion": lambda r: _same("ntn_" + rand(r, string.digits, 11) + rand(r, ALNUM, 35)),
+        "docker-config-auth": docker_auth,
+        "gcp-service-account": gcp_service_account,
+        "url-https-basic": lambda r: _url(r, "https", 443, "/api/v1"),
         "jwt": jwt,
         "bearer-colon": lambda r: _wrapped(
             "Authorization: Bearer {}", f"{rand(r, ALNUM, 12)}:{rand(r, URLSAFE, 32)}"
@@ -614,7 +649,7 @@ def key_group(name: str) -> str:
     """The format group of a key format."""
     if name.startswith("url-"):
         return "url-credential"
-    if name.startswith(("pem-", "pgp-")):
+    if name.startswith(("pem-", "pgp-", "gcp-")):
         return "private-key"
     return KEY_GROUPS.get(name, "provider-key")
 
@@ -633,6 +668,25 @@ def _url(rng: random.Random, scheme: str, port: int, path: str) -> tuple[str, st
     host = rng.choice(["db.internal", "10.0.3.7", "cache.acme.io", "mq-1.prod"])
     hostport = f"{host}:{port}" if port else host
     return f"{scheme}://{user}:{password}@{hostport}{path}", password
+
+
+def docker_auth(rng: random.Random) -> tuple[str, str]:
+    """A ``~/.docker/config.json`` entry: base64 of ``user:password``."""
+    auth = base64.b64encode(f"deploy:{rand(rng, ALNUM, 24)}".encode()).decode()
+    return json.dumps({"auths": {"registry.acme.io": {"auth": auth}}}), auth
+
+
+def gcp_service_account(rng: random.Random) -> tuple[str, str]:
+    """A service-account key file: a PEM private key inside JSON (``\\n`` escapes)."""
+    text, body = pem(rng, "PRIVATE KEY", False)
+    key = {
+        "type": "service_account",
+        "project_id": "acme-prod",
+        "private_key_id": rng.randbytes(20).hex(),
+        "private_key": text + "\n",
+        "client_email": "ci@acme-prod.iam.gserviceaccount.com",
+    }
+    return json.dumps(key), body
 
 
 def b64url(raw: bytes) -> str:
@@ -688,7 +742,7 @@ def provider_keys(rng: random.Random, per_format: int) -> Iterator[Secret]:
         for _ in range(per_format):
             text, secret = make(rng)
             group = key_group(name)
-            if group == "private-key":
+            if group == "private-key" or name == "gcp-service-account":
                 probes = [secret[i : i + 48] for i in range(0, len(secret) - 47, 64)]
             else:
                 probes = [normalise(secret, numeric=False)]
