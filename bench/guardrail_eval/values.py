@@ -339,7 +339,7 @@ def national_ids(rng: random.Random, per_format: int) -> Iterator[Secret]:
     """National ids in compact and formatted forms (python-stdnum's ``format``)."""
     for name, (make, group, module) in NATIONAL_IDS.items():
         mod: Any = importlib.import_module(f"stdnum.{module}") if module else None
-        for n in range(per_format):
+        for n in range(per_format * (4 if group == "ssn" else 1)):
             value = make(rng)
             if mod is not None and n % 2 and hasattr(mod, "format"):
                 value = str(mod.format(value))
@@ -739,9 +739,10 @@ def pgp(rng: random.Random) -> tuple[str, str]:
 def provider_keys(rng: random.Random, per_format: int) -> Iterator[Secret]:
     """Keys of every documented format; probes are the secret part (lines of key bodies)."""
     for name, make in key_formats().items():
-        for _ in range(per_format):
+        group = key_group(name)
+        # Groups with few formats get more values each, so every group has 60+ items.
+        for _ in range(per_format * (4 if group in {"jwt", "bearer", "env-assignment"} else 1)):
             text, secret = make(rng)
-            group = key_group(name)
             if group == "private-key" or name == "gcp-service-account":
                 probes = [secret[i : i + 48] for i in range(0, len(secret) - 47, 64)]
             else:
