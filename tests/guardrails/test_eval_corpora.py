@@ -120,9 +120,21 @@ def test_the_harness_runs_a_tiny_sample_through_a_real_agent() -> None:
     secrets = load("dev", "secrets", DATA)
     ordinary = load("dev", "ordinary", DATA)
     by_channel = {i["channel"]: i for i in secrets}
-    items = [by_channel["text"], by_channel["tool-args"], by_channel["structured"], ordinary[0]]
+    channels = ["text", "tool-args", "structured", "echo"]
+    items = [by_channel[c] for c in channels] + [ordinary[0]]
     outcomes = evaluate_batch(("PIIDetector", items, 1))
     assert [o["id"] for o in outcomes] == [i["id"] for i in items]
     assert all(o["error"] == "" for o in outcomes)
-    assert all(isinstance(o["leaks"], list) for o in outcomes[:3])
-    assert isinstance(outcomes[3]["altered"], bool)
+    assert all(isinstance(o["leaks"], list) for o in outcomes[:4])
+    assert isinstance(outcomes[4]["altered"], bool)
+
+
+def test_the_harness_sees_a_secret_no_redactor_covers_in_every_channel() -> None:
+    # A crypto wallet is not among StreamRedactor's types: it must be found wherever it went.
+    wallet = next(
+        i
+        for i in load("dev", "secrets", DATA)
+        if i["group"] == "crypto-wallet" and i["channel"] == "tool-args"
+    )
+    (outcome,) = evaluate_batch(("StreamRedactor", [wallet], 1))
+    assert {"client", "tool-args", "messages", "store", "steps"} <= set(outcome["leaks"])
