@@ -71,6 +71,8 @@ CARD_RANGES: list[tuple[int, int, tuple[int, ...]]] = [
     (56, 69, (12, 19)),
     (62, 62, (16, 19)),
     (2200, 2204, (16, 19)),
+    (1800, 1800, (15,)),  # JCB, legacy 15-digit
+    (2131, 2131, (15,)),  # JCB, legacy 15-digit
 ]
 
 
