@@ -53,8 +53,8 @@ def side_by_side(result: dict[str, Any], key: str = "group") -> str:
         lines.append(f"| {row} | {runs} | " + " | ".join(cells) + " |")
     claimed = []
     for n in names:
-        runs = [o for o in per[n] if "leaks" in o and o["group"] in CLAIMS[n]]
-        claimed.append(percent(sum(bool(o["leaks"]) for o in runs), len(runs)))
+        mine = [o for o in per[n] if "leaks" in o and o["group"] in CLAIMS[n]]
+        claimed.append(percent(sum(bool(o["leaks"]) for o in mine), len(mine)))
     lines.append("| **all claimed** | | " + " | ".join(claimed) + " |")
     lines += [
         "",
@@ -68,6 +68,8 @@ def side_by_side(result: dict[str, Any], key: str = "group") -> str:
         lines.append(f"| {row} | {runs} | " + " | ".join(cells) + " |")
     speed = [f"{result['redactors'][n]['mb_per_s']} MB/s" for n in names]
     lines.append("| throughput (hook, 1 MB) | | " + " | ".join(speed) + " |")
+    numbers = [f"{result['redactors'][n].get('mb_per_s_numbers')} MB/s" for n in names]
+    lines.append("| throughput, identifiers only | | " + " | ".join(numbers) + " |")
     return "\n".join(lines)
 
 
