@@ -138,3 +138,62 @@ def test_the_harness_sees_a_secret_no_redactor_covers_in_every_channel() -> None
     )
     (outcome,) = evaluate_batch(("StreamRedactor", [wallet], 1))
     assert {"client", "tool-args", "messages", "store", "steps"} <= set(outcome["leaks"])
+
+
+def test_the_corpus_holds_the_formats_the_issue_found_leaking() -> None:
+    formats = {i["format"] for s in ("dev", "heldout") for i in load(s, "secrets", DATA)}
+    contexts = {i["context"] for s in ("dev", "heldout") for i in load(s, "secrets", DATA)}
+    for country in ("LU", "RO", "QA", "MT"):
+        assert f"iban:{country}" in formats
+    for key in (
+        "twilio-api-key",
+        "shopify-shpat",
+        "mailgun-key",
+        "digitalocean-pat",
+        "groq",
+        "telegram-bot",
+        "databricks",
+        "aws-secret-json",
+        "env-api-key",
+        "bearer-colon",
+        "pem-rsa-proc-type",
+        "url-postgres",
+        "url-amqp",
+        "url-redis",
+    ):
+        assert f"key:{key}" in formats
+    assert {
+        "faker-card:visa13",
+        "btc:taproot",
+        "stdnum:kr.rrn",
+        "stdnum:in_.aadhaar",
+        "stdnum:jp.my-number",
+        "stdnum:gb.nino",
+        "email:idn",
+        "email:quoted-local",
+    } <= formats
+    assert {"phone-dotted:FR", "phone-national:GB", "phone-national:BR"} <= formats
+    assert {
+        "digit-after",
+        "separator",
+        "line-split",
+        "table-cells",
+        "two-in-a-row",
+        "json-escaped",
+        "tool-args",
+        "structured",
+        "lowercase",
+        "keyword-punct",
+        "echo-dropped-group",
+    } <= contexts
+    ordinary = {i.get("format") for s in ("dev", "heldout") for i in load(s, "ordinary", DATA)}
+    assert {
+        "issn",
+        "imei",
+        "git-sha",
+        "uuid",
+        "version4",
+        "env-lookup-js",
+        "placeholder",
+        "slug",
+    } <= ordinary
