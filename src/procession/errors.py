@@ -255,11 +255,13 @@ class ThreadOwnershipError(StorageError, PermissionError):
         thread_id: The thread (or, for a message, its id) the call named.
         resource_id: The resource the call was made for.
         owner_resource_id: The resource that owns the thread.
+        kind: ``"thread"``, or ``"message"`` when ``thread_id`` is a message's id.
     """
 
     def __init__(
         self, thread_id: str, resource_id: str, owner_resource_id: str, *, kind: str = "thread"
     ) -> None:
+        self.kind = kind
         self.thread_id = thread_id
         self.resource_id = resource_id
         self.owner_resource_id = owner_resource_id

@@ -22,6 +22,7 @@
 //   updateThread    {threadId, agentId, params}        ....update(params)
 //   deleteThread    {threadId, agentId}                ....delete()
 //   listMessages    {threadId, agentId, params?}       ....listMessages(params)
+//   sendToolApproval {agentId, params}                 client.getAgent(id).sendToolApproval(params)
 //
 // A step's "headers" replace the plan's for that step (another credential).
 import { MastraClient, MastraClientError } from '@mastra/client-js';
@@ -85,6 +86,7 @@ const ops = {
   deleteThread: (c, s) => c.getMemoryThread({ threadId: s.threadId, agentId: s.agentId }).delete(),
   listMessages: (c, s) =>
     c.getMemoryThread({ threadId: s.threadId, agentId: s.agentId }).listMessages(s.params ?? {}),
+  sendToolApproval: (c, s) => c.getAgent(s.agentId).sendToolApproval(s.params),
 };
 
 function describeError(error) {

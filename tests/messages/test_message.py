@@ -70,3 +70,15 @@ def test_system_message_core_form() -> None:
     assert with_options.to_dict()["providerOptions"] == {
         "anthropic": {"cacheControl": {"type": "ephemeral"}}
     }
+
+
+def test_new_ids_carry_128_random_bits_and_share_no_prefix() -> None:
+    # issue 20: ids were a process prefix and a counter, so the next ones could be guessed
+    import re
+
+    from procession.messages.message import new_id
+
+    ids = [new_id() for _ in range(1000)]
+    assert all(re.fullmatch(r"msg_[0-9a-f]{32}", i) for i in ids)
+    assert len({i[4:8] for i in ids}) > 900  # a shared prefix would give one value
+    assert len({i[-4:] for i in ids}) > 900  # a counter would not vary its tail this way

@@ -110,7 +110,7 @@ async def open_session(
         agent = Agent(id="procession", name=choice.label)
     session = Session(agent, choice, printer, system=args.system)
     if memory:
-        session.thread_id = args.thread or f"cli-{uuid.uuid4().hex[:12]}"
+        session.thread_id = args.thread or f"cli-{uuid.uuid4().hex}"
         session.resource_id = args.resource or default_resource()
         session.new_thread = not args.thread
     return session

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from os import urandom
 from typing import Any, Literal, TypeAlias
 
 from procession.errors import MessageError
@@ -25,15 +24,14 @@ Role: TypeAlias = Literal["user", "assistant", "system", "signal"]
 """A stored message's role."""
 ROLES: frozenset[str] = frozenset(("user", "assistant", "system", "signal"))
 
-# Ids are unique per process without a uuid4 call each (uuid4 costs ~2 us): a random
-# process prefix and a counter.
-_ID_PREFIX = os.urandom(6).hex()
-_id_counter = itertools.count(1)
-
 
 def new_id(prefix: str = "msg") -> str:
-    """Return a new id, unique within this process and very likely across processes."""
-    return f"{prefix}_{_ID_PREFIX}{next(_id_counter):x}"
+    """Return a new id: ``prefix``, ``_`` and 128 random bits from the OS (32 hex digits).
+
+    Nobody can predict the next id (a per-process counter could be, and a caller that
+    stored messages under another caller's next ids made that caller's turns fail).
+    """
+    return f"{prefix}_{urandom(16).hex()}"
 
 
 def _now() -> datetime:

@@ -340,4 +340,4 @@ def _arguments(args: Any) -> dict[str, Any] | str:
 
 
 def _new_id() -> str:
-    return f"call_{uuid.uuid4().hex[:24]}"
+    return f"call_{uuid.uuid4().hex}"

@@ -441,7 +441,7 @@ class _Emitter:
         self._plan = plan
         self._started = False
         self._parts: list[str] = []
-        self._call_id = f"call_{uuid.uuid4().hex[:24]}"
+        self._call_id = f"call_{uuid.uuid4().hex}"
 
     def text(self, text: str) -> list[Chunk]:
         """Chunks for one piece of generated text."""

@@ -10,8 +10,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from procession.agent import Agent
+from procession.approvals import LocalApprovals
 from procession.chunks import Chunk
 from procession.errors import ProcessionError
+from procession.messages.message import new_id
 from procession.server import mastra_stream, ui_stream
 from procession.server.bodies import (
     ChatBody,
@@ -31,7 +33,29 @@ from procession.server.streaming import ClientGone, StreamResponse, until_discon
 __all__ = ["chat", "generate", "get_agent", "list_agents", "send_tool_approval", "stream"]
 
 _RESERVED = frozenset({"thread_id", "resource_id"})
-"""Request-context keys only the server sets: a client cannot name another resource."""
+"""Request-context keys only the server sets, dropped from a body: a client cannot name
+another resource (the server sets them from the authenticated resource)."""
+_SERVER_ONLY_KEYS = frozenset({"response_cache", "tool_search_key", "procession.internal"})
+"""Request-context keys a request body may not set (422 naming the key): ``ResponseCache``'s
+per-call scope, key and bust (``RESPONSE_CACHE``), ``ToolSearch``'s state key
+(``TOOL_SEARCH_KEY``) and the internal-run marker (``INTERNAL_RUN``); so are keys starting
+with ``procession.`` or ``mastra__`` (Mastra's own reserved prefix). In-process callers set
+them through ``request_context=``."""
+_SERVER_ONLY_PREFIXES = ("procession.", "mastra__")
+
+
+def _client_context(body: ExecutionBody | ChatBody) -> dict[str, Any]:
+    """The request context a body may give: its keys without the resource and thread;
+    422 for a key only the server (or an in-process caller) sets."""
+    context: dict[str, Any] = {}
+    for key, value in (body.requestContext or {}).items():
+        if key in _SERVER_ONLY_KEYS or key.startswith(_SERVER_ONLY_PREFIXES):
+            raise HTTPError.invalid(
+                f"requestContext.{key}", "is set by the server, not by a request body"
+            )
+        if key not in _RESERVED:
+            context[key] = value
+    return context
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -75,8 +99,7 @@ def _memory_ids(
             raise HTTPError.invalid("memory.options", "per-call memory options are not supported")
         thread = memory.thread if isinstance(memory.thread, str) else memory.thread.id
     resource = state.resource(request, named, memory.resource if memory is not None else None)
-    context = {k: v for k, v in (body.requestContext or {}).items() if k not in _RESERVED}
-    ids: dict[str, Any] = {"resource_id": resource, "request_context": context}
+    ids: dict[str, Any] = {"resource_id": resource, "request_context": _client_context(body)}
     thread = thread or default_thread
     if agent.memory is not None:
         if thread is None:
@@ -124,10 +147,24 @@ async def _turn(agent: Agent, messages: Any, options: dict[str, Any], wait: floa
         return await agent.generate(messages, **options)
 
 
+def _claim_run_id(state: ServerState, options: dict[str, Any]) -> str | None:
+    """Hold the turn's run id (the client's, else a new random one) for its resource while
+    the turn runs here: 409 when another resource's live run holds it. Durable runs are
+    checked against DBOS instead (``None``: nothing to release)."""
+    if state.scaling.durable is not None:
+        return None
+    run_id: str = options.get("run_id") or new_id("run")
+    state.run_ids.claim(run_id, options["resource_id"])
+    options["run_id"] = run_id
+    return run_id
+
+
 async def generate(request: Request) -> Response:
     """``POST /api/agents/{agentId}/generate``: run to the end, answer the full output."""
     agent, body, options = await _execution(request)
-    scaling = state_of(request).scaling
+    state = state_of(request)
+    scaling = state.scaling
+    run_id = _claim_run_id(state, options)
     if scaling.durable is not None:
         work = generate_durable(scaling.durable, agent, body.messages, options)
     else:
@@ -138,6 +175,9 @@ async def generate(request: Request) -> Response:
         return Response(status_code=499)
     except ProcessionError as exc:
         raise status_of(exc) from None
+    finally:
+        if run_id is not None:
+            state.run_ids.release(run_id)
     return _json(serialize_result(result))
 
 
@@ -152,9 +192,18 @@ async def _respond(
 ) -> Any:
     """Start the turn and answer with its stream: followed in the chunk log when streams are
     resumable, else driven by the request (a disconnect cancels it, D32). Either way the
-    turn holds its thread until it ends (409 when the thread stays busy)."""
-    scaling = state_of(request).scaling
+    turn holds its thread until it ends (409 when the thread stays busy), and its run id
+    while it runs."""
+    state = state_of(request)
+    scaling = state.scaling
     headers = mastra_stream.HEADERS if fmt == "mastra" else ui_stream.HEADERS
+    run_id = _claim_run_id(state, options)
+    held = [run_id] if run_id is not None else []
+
+    def free() -> None:  # once, whichever path ends the run
+        while held:
+            state.run_ids.release(held.pop())
+
     try:
         if scaling.durable is not None:
             return await respond_durable(scaling, agent, messages, options, fmt, encode, close)
@@ -169,6 +218,7 @@ async def _respond(
                 encode=encode,
                 close=close,
                 lock_timeout=scaling.lock_timeout,
+                ended=free,
             )
         turn = thread_turn(agent, options, scaling.lock_timeout)
         await turn.__aenter__()
@@ -178,9 +228,14 @@ async def _respond(
             await turn.__aexit__(None, None, None)
             raise
     except ProcessionError as exc:
+        free()
         raise status_of(exc) from None
+    except BaseException:
+        free()
+        raise
 
     async def release() -> None:
+        free()
         await turn.__aexit__(None, None, None)
 
     return StreamResponse(run, encode, close, headers, release)
@@ -239,26 +294,31 @@ async def send_tool_approval(request: Request) -> Response:
     body = parse_body(ToolApprovalBody, await read_json(request))
     resource = state.resource(request, body.resourceId)
     broker: Any = approvals_for(state.scaling, agent)
-    call = await _waiting_call(broker, body.runId, body.toolCallId)
+    call = await _waiting_call(broker, body.runId, body.toolCallId, resource)
     if call is None or call.resource_id != resource:
         raise HTTPError(404, "No tool call of yours is waiting for approval with this id")
+    mine = {"resource_id": resource} if isinstance(broker, LocalApprovals) else {}
     if body.approved:
-        answered = broker.approve(call.run_id, call.tool_call_id)
+        answered = broker.approve(call.run_id, call.tool_call_id, **mine)
     else:
-        answered = broker.decline(call.run_id, call.tool_call_id, body.reason)
+        answered = broker.decline(call.run_id, call.tool_call_id, body.reason, **mine)
     if inspect.isawaitable(answered):  # a durable broker answers through its database
         await answered
     return _json({"accepted": True, "runId": call.run_id, "toolCallId": call.tool_call_id})
 
 
-async def _waiting_call(broker: Any, run_id: str | None, tool_call_id: str) -> Any:
-    """The request waiting for a decision: the broker's ``find`` (sync or async), or without
-    a run id, the first of its ``pending`` calls with this tool call id."""
+async def _waiting_call(broker: Any, run_id: str | None, tool_call_id: str, resource: str) -> Any:
+    """The caller's request waiting for a decision: the broker's ``find`` (sync or async),
+    or without a run id, the first of its ``pending`` calls with this tool call id. The
+    built-in brokers are asked for the caller's resource's call only."""
     if broker is None:
         return None
+    mine = {"resource_id": resource} if isinstance(broker, LocalApprovals) else {}
     if run_id is not None and callable(getattr(broker, "find", None)):
-        found = broker.find(run_id, tool_call_id)
+        found = broker.find(run_id, tool_call_id, **mine)
         return await found if inspect.isawaitable(found) else found
     pending = getattr(broker, "pending", None)
-    calls = pending(run_id) if callable(pending) else []
-    return next((c for c in calls if c.tool_call_id == tool_call_id), None)
+    calls = pending(run_id, **mine) if callable(pending) else []
+    return next(
+        (c for c in calls if c.tool_call_id == tool_call_id and c.resource_id == resource), None
+    )

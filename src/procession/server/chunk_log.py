@@ -24,6 +24,7 @@ from typing import Any
 
 from procession._checks import check_seconds, wrong
 from procession.errors import StorageError
+from procession.server.run_ids import run_id_taken
 
 __all__ = ["ChunkLog", "LiveRun", "RunInfo"]
 
@@ -168,11 +169,17 @@ class ChunkLog:
     # -- writing ---------------------------------------------------------------------------
 
     async def begin(self, info: RunInfo) -> LiveRun:
-        """Register a run executing here (a recovered run takes over its row)."""
-        await self._pool.execute(
+        """Register a run executing here (a recovered run takes over its row). A run id the
+        log holds for another resource is refused (409 naming the id), atomically: the row
+        is taken over only when its resource is the run's."""
+        live = self.live.get(info.run_id)
+        if live is not None and live.info.resource_id != info.resource_id:
+            raise run_id_taken(info.run_id)
+        taken = await self._pool.fetchval(
             "INSERT INTO resumable_runs (run_id, agent_id, resource_id, thread_id, format, owner)"
             " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (run_id) DO UPDATE SET"
-            " owner = excluded.owner, status = 'running', owner_seen = now()",
+            " owner = excluded.owner, status = 'running', owner_seen = now()"
+            " WHERE resumable_runs.resource_id = excluded.resource_id RETURNING run_id",
             info.run_id,
             info.agent_id,
             info.resource_id,
@@ -180,6 +187,8 @@ class ChunkLog:
             info.format,
             self.owner,
         )
+        if taken is None:
+            raise run_id_taken(info.run_id)
         run = self.live[info.run_id] = LiveRun(info)
         run.alone_since = asyncio.get_running_loop().time()
         return run

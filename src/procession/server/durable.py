@@ -30,6 +30,7 @@ from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.config import DEFAULT_RESOURCE
 from procession.server.errors import HTTPError, status_of
+from procession.server.run_ids import run_id_taken
 from procession.server.scaling import HEADERS, ResumableResponse, Scaling
 from procession.server.streaming import StreamResponse
 
@@ -100,7 +101,7 @@ async def _checked(agent: Agent, messages: Any, options: dict[str, Any]) -> dict
     if run_id is None:
         run_id = DurableRuns.new_run_id()
     elif await DBOS.get_workflow_status_async(run_id) is not None:
-        raise HTTPError(409, f"Run id {run_id} is taken")
+        raise run_id_taken(run_id)
     options = {**options, "run_id": run_id}
     await agent.stream(messages, **options).aclose()
     return options

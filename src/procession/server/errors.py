@@ -77,10 +77,17 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
     """The HTTP error for a procession error raised while serving a request.
 
     Mistakes in the request are 4xx: a malformed message or option 422 (naming the field), a
-    thread of another resource 404, a message id stored in another thread 409. Anything else
+    thread of another resource 404, a message id stored in another thread or for another
+    resource 409 (naming the id, not its owner). Anything else
     (a provider, a processor, a tool failing) is 500 with the error's name and message.
     """
     if isinstance(error, ThreadOwnershipError):
+        if error.kind != "thread":  # an id the caller chose is another resource's (D34)
+            return HTTPError(
+                409,
+                f"{error.kind.capitalize()} id {error.thread_id!r} is already used by another "
+                f"resource: choose another id",
+            )
         return HTTPError(404, "Thread not found")
     if isinstance(error, MessageThreadError | ThreadBusyError):
         return HTTPError(409, str(error))

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,7 @@ from procession.chunks import Chunk
 from procession.durable.runs import DurableRuns
 from procession.errors import ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT
+from procession.messages.message import new_id
 from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.errors import HTTPError, status_of
@@ -103,6 +103,7 @@ async def _produce(
     close: Callable[[], bytes],
     turn: contextlib.AbstractAsyncContextManager[None],
     admitted: asyncio.Future[None],
+    ended: Callable[[], None],
 ) -> None:
     """Execute the run, appending its events to the log (the hot path: encode, append)."""
     try:
@@ -131,6 +132,7 @@ async def _produce(
         if not admitted.done():
             admitted.cancel()
         log.end(run)
+        ended()
 
 
 class ResumableResponse:
@@ -197,18 +199,29 @@ async def start_resumable(
     encode: Callable[[Chunk], bytes | None],
     close: Callable[[], bytes],
     lock_timeout: float,
+    ended: Callable[[], None] = lambda: None,
 ) -> ResumableResponse:
     """Start a run whose events go to the log, and answer by following it (409 when its
-    thread stays busy)."""
-    run_id = options.get("run_id") or f"run_{uuid.uuid4().hex}"
+    thread stays busy, or when another resource holds its run id in the log); ``ended`` is
+    called once the run ended, or failed to start."""
+    run_id = options.get("run_id") or new_id("run")
     options = {**options, "run_id": run_id}
-    stream = agent.stream(messages, **options)  # options checked now (D35)
+    try:
+        stream = agent.stream(messages, **options)  # options checked now (D35)
+    except BaseException:
+        ended()
+        raise
     info = RunInfo(run_id, agent.id, resource_id, options.get("thread_id"), fmt, "running")
-    run = await log.begin(info)
+    try:
+        run = await log.begin(info)  # 409 when another resource holds the id in the log
+    except BaseException:
+        ended()
+        await stream.aclose()
+        raise
     admitted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     turn = thread_turn(agent, options, lock_timeout)
     run.task = asyncio.create_task(
-        _produce(run, log, lambda: stream, encode, close, turn, admitted)
+        _produce(run, log, lambda: stream, encode, close, turn, admitted, ended)
     )
     try:
         await admitted

@@ -15,6 +15,7 @@ from procession.memory.memory import Memory
 from procession.server.auth import Auth
 from procession.server.config import DEFAULT_RESOURCE, ServerLimits
 from procession.server.errors import HTTPError
+from procession.server.run_ids import LiveRunIds
 from procession.server.scaling import Scaling
 
 __all__ = ["ServerState", "read_json", "state_of"]
@@ -34,6 +35,8 @@ class ServerState:
     traces: Any = None
     """The trace store Studio reads runs from (a ``procession.tracing.TraceStore``), or
     ``None``."""
+    run_ids: LiveRunIds = field(default_factory=LiveRunIds)
+    """The run ids of the runs live in this process, by resource."""
 
     def agent(self, agent_id: str) -> Agent:
         """The agent served under ``agent_id``; 404 when there is none."""

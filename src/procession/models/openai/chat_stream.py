@@ -64,7 +64,7 @@ def chat_finish_reason(raw: str | None) -> str:
 
 def openai_call_id() -> str:
     """A tool-call id for a call the server sent without one (``call_`` and 24 hex digits)."""
-    return f"call_{uuid.uuid4().hex[:24]}"
+    return f"call_{uuid.uuid4().hex}"
 
 
 def short_call_id() -> str:
