@@ -16,6 +16,7 @@ from procession.errors import (
     MessageError,
     MessageThreadError,
     ThreadBusyError,
+    ThreadLockLostError,
     ThreadOwnershipError,
     UnknownModelError,
 )
@@ -77,12 +78,13 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
     """The HTTP error for a procession error raised while serving a request.
 
     Mistakes in the request are 4xx: a malformed message or option 422 (naming the field), a
-    thread of another resource 404, a message id stored in another thread 409. Anything else
+    thread of another resource 404, a message id stored in another thread, a busy thread or
+    a turn that lost its thread lock 409. Anything else
     (a provider, a processor, a tool failing) is 500 with the error's name and message.
     """
     if isinstance(error, ThreadOwnershipError):
         return HTTPError(404, "Thread not found")
-    if isinstance(error, MessageThreadError | ThreadBusyError):
+    if isinstance(error, MessageThreadError | ThreadBusyError | ThreadLockLostError):
         return HTTPError(409, str(error))
     if isinstance(error, InvalidRecordError | MessageError):
         where = getattr(error, "path", "") or field
