@@ -69,7 +69,7 @@ def valid_chunk(chunk: Chunk) -> Chunk:
     field = _DELTA_FIELDS.get(chunk.type)
     if field is not None:  # the hot path: one string
         text = payload.get(field)
-        if type(text) is str and not _is_valid(text):
+        if type(text) is str and not text.isascii() and not _is_valid(text):
             payload[field] = valid_text(text)
         return chunk
     if chunk.type not in _PLAIN and payload:

@@ -156,7 +156,10 @@ class ScriptedModel:
             rid = f"rsn-{index}"
             yield Chunk("reasoning-start", {"id": rid})
             for text in reply.reasoning:
-                yield Chunk("reasoning-delta", {"id": rid, "text": valid_text(text)})
+                yield Chunk(
+                    "reasoning-delta",
+                    {"id": rid, "text": text if text.isascii() else valid_text(text)},
+                )
             yield Chunk("reasoning-end", {"id": rid})
         if reply.text:
             tid = f"txt-{index}"
@@ -166,7 +169,9 @@ class ScriptedModel:
                     await asyncio.sleep(delay)
                 if signal is not None and signal.aborted:
                     return
-                yield Chunk("text-delta", {"id": tid, "text": valid_text(text)})
+                yield Chunk(
+                    "text-delta", {"id": tid, "text": text if text.isascii() else valid_text(text)}
+                )
             yield Chunk("text-end", {"id": tid})
         for chunk in reply.extra_chunks:
             yield valid_chunk(chunk.copy())
