@@ -48,6 +48,7 @@ __all__ = [
     "StorageError",
     "StructuredOutputError",
     "ThreadBusyError",
+    "ThreadLockLostError",
     "ThreadOwnershipError",
     "ToolError",
     "TripWire",
@@ -285,6 +286,23 @@ class ThreadBusyError(StorageError):
         self.timeout = timeout
         super().__init__(
             f"thread {thread_id!r} is busy: another turn held it for more than {timeout:g} s"
+        )
+
+
+class ThreadLockLostError(StorageError):
+    """A turn lost its thread's lock before it was stored (the lock connection dropped, or
+    another turn took the thread since): nothing of the turn is stored (D13), and the server
+    answers 409 or ends the stream with an error chunk naming the thread.
+
+    Attributes:
+        thread_id: The thread.
+    """
+
+    def __init__(self, thread_id: str) -> None:
+        self.thread_id = thread_id
+        super().__init__(
+            f"thread {thread_id!r}: this turn lost its thread lock (another turn may have "
+            "taken the thread); nothing of it was stored, send it again"
         )
 
 

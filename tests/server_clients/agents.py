@@ -53,6 +53,8 @@ def answer(options: Any) -> Reply:
     if "rude" in said:
         retried = any(FEEDBACK in s for s in prompt_texts(options.prompt, "system"))
         return Reply(text=deltas(APOLOGY if retried else RUDE))
+    if "lone surrogate" in said:  # D34: a model writing one; the adapters make it U+FFFD
+        return Reply(text=["caf\ud800", " ok"])
     return Reply(text=deltas(f"You said: {said}"))
 
 

@@ -233,3 +233,20 @@ def test_a_body_over_the_limit_is_413(run_node: RunNode, open_server: Served) ->
     error = failed(result)
     assert error["status"] == 413
     assert "error" in error["body"]
+
+
+def test_a_lone_surrogate_from_the_model_still_finishes_the_stream(
+    run_node: RunNode, open_server: Served
+) -> None:
+    # D34 (decision 0226): U+FFFD instead, and the stream ends with finish, not a cut
+    streamed, generated = mastra(
+        run_node,
+        open_server,
+        [stream_step("echo", "a lone surrogate"), generate_step("echo", "a lone surrogate")],
+    )
+    chunks = ok(streamed)["chunks"]
+    assert chunks[-1]["type"] == "finish"
+    assert not [c for c in chunks if c["type"] == "error"]
+    text = "".join(c["payload"]["text"] for c in chunks if c["type"] == "text-delta")
+    assert text == "caf\ufffd ok"
+    assert ok(generated)["text"] == "caf\ufffd ok"

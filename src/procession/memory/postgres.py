@@ -35,6 +35,7 @@ from procession.errors import (
 from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
+from procession.memory.fence import check_fence, current_fence
 from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
@@ -120,6 +121,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX committed_turns_by_thread ON committed_turns (thread_id);
         """,
     ),
+    (
+        4,
+        """
+        CREATE TABLE thread_fences (
+            thread_id text PRIMARY KEY,
+            token bigint NOT NULL
+        );
+        """,
+    ),
 )
 """``(version, script)`` pairs, applied in order; never edit one that has shipped."""
 
@@ -144,6 +154,14 @@ ON CONFLICT (id) DO UPDATE SET
 WHERE messages.resource_id = excluded.resource_id AND messages.thread_id = excluded.thread_id
 RETURNING id
 """
+
+_BUMP_FENCE = """
+INSERT INTO thread_fences (thread_id, token) VALUES ($1, 1)
+ON CONFLICT (thread_id) DO UPDATE SET token = thread_fences.token + 1
+RETURNING token
+"""
+
+_READ_FENCE = "SELECT token FROM thread_fences WHERE thread_id = $1 FOR UPDATE"
 
 _RECORD_COMMIT = """
 INSERT INTO committed_turns (key, thread_id, created_at) VALUES ($1, $2, now())
@@ -246,8 +264,17 @@ class PostgresStorage:
         waiting longer than ``timeout`` seconds raises ``ThreadBusyError``
         (:mod:`procession.memory.thread_locks`)."""
         if self._locks is None:
-            self._locks = PostgresThreadLocks(self.dsn, namespace=self.schema)
+            self._locks = PostgresThreadLocks(
+                self.dsn, namespace=self.schema, fences=self._bump_fence, owner=self
+            )
         return self._locks.hold(thread_id, timeout=timeout)
+
+    @_database_errors
+    async def _bump_fence(self, thread_id: str) -> int:
+        """A new fencing token for ``thread_id`` (:mod:`procession.memory.fence`)."""
+        pool = await self._get_pool()
+        token: int = await pool.fetchval(_BUMP_FENCE, thread_id)
+        return token
 
     async def close(self) -> None:
         """Close the pool (waiting for connections in use to be released)."""
@@ -385,8 +412,13 @@ class PostgresStorage:
         columns = [list(column) for column in zip(*turn.messages, strict=True)] or [[]] * 5
         update = turn.working_memory
         key = current_commit_key()
+        fence = current_fence(self, thread_id)
+        if fence is not None:
+            check_fence(fence, fence.token)  # a lock known lost: not even a transaction
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
+            if fence is not None:  # the row locked: a turn taking the thread waits for us
+                check_fence(fence, await conn.fetchval(_READ_FENCE, thread_id))
             # The upsert locks the thread row: turns on one thread queue up here.
             owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
             _check_owner(thread_id, resource_id, owner)

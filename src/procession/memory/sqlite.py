@@ -30,6 +30,7 @@ from procession.errors import (
 from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
+from procession.memory.fence import check_fence, current_fence
 from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
@@ -115,10 +116,27 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX committed_turns_by_thread ON committed_turns (thread_id);
         """,
     ),
+    (
+        4,
+        """
+        CREATE TABLE thread_fences (
+            thread_id TEXT PRIMARY KEY,
+            token INTEGER NOT NULL
+        );
+        """,
+    ),
 )
 """``(version, script)`` pairs, applied in order; never edit one that has shipped."""
 
 _THREAD_COLUMNS = "id, resource_id, title, metadata, created_at, updated_at"
+
+_BUMP_FENCE = """
+INSERT INTO thread_fences (thread_id, token) VALUES (?, 1)
+ON CONFLICT (thread_id) DO UPDATE SET token = thread_fences.token + 1
+RETURNING token
+"""
+
+_READ_FENCE = "SELECT token FROM thread_fences WHERE thread_id = ?"
 
 _UPSERT_MESSAGE = """
 INSERT INTO messages (id, thread_id, resource_id, role, type, created_at, body)
@@ -154,7 +172,7 @@ class SQLiteStorage:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="procession-sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._locks = ThreadLocks()
+        self._locks = ThreadLocks(fences=self._bump_fence, owner=self)
 
     def __repr__(self) -> str:
         return f"SQLiteStorage({self.path!r})"
@@ -191,6 +209,15 @@ class SQLiteStorage:
         a turn waiting longer than ``timeout`` seconds raises ``ThreadBusyError``
         (:mod:`procession.memory.thread_locks`)."""
         return self._locks.hold(thread_id, timeout=timeout)
+
+    async def _bump_fence(self, thread_id: str) -> int:
+        """A new fencing token for ``thread_id`` (:mod:`procession.memory.fence`)."""
+
+        def work(conn: sqlite3.Connection) -> int:
+            token: int = conn.execute(_BUMP_FENCE, (thread_id,)).fetchone()[0]
+            return token
+
+        return await self._write(work)
 
     async def close(self) -> None:
         """Close the connection and stop the worker thread."""
@@ -336,8 +363,12 @@ class SQLiteStorage:
         update = turn.working_memory
         stamp = rec.to_micros(rec.now())
         key = current_commit_key()
+        fence = current_fence(self, thread_id)
 
         def work(conn: sqlite3.Connection) -> None:
+            if fence is not None:  # in the write transaction: no other writer until commit
+                row = conn.execute(_READ_FENCE, (thread_id,)).fetchone()
+                check_fence(fence, None if row is None else row[0])
             _ensure_thread(conn, thread_id, resource_id, stamp)
             if key is not None and not _record_commit(conn, key, thread_id, stamp):
                 return  # this turn was stored already (commit_once)

@@ -13,6 +13,10 @@ other threads never wait for each other.
   connection, and PostgreSQL releases its locks at once. A release is announced with
   ``NOTIFY`` so a waiting process retries at once (and every ``poll`` seconds regardless,
   should a holder die without a word).
+
+A storage that passes ``fences`` (both built-ins do) gets a fencing token each time a turn
+takes a thread, and ``save_turn`` refuses a turn whose token is stale or whose lock
+connection was lost (:mod:`procession.memory.fence`).
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from procession._checks import check_seconds
 from procession.errors import StorageError, ThreadBusyError
+from procession.memory.fence import Fence, enter_fence, leave_fence
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "PostgresThreadLocks", "ThreadLocks", "advisory_key"]
 
@@ -54,11 +59,23 @@ class _Entry:
         self.users = 0
 
 
-class ThreadLocks:
-    """Per-thread locks inside one process (see the module docstring)."""
+FenceSource = Callable[[str], Awaitable[int]]
+"""Bumps a thread's fencing token and returns the new one (a storage's own write)."""
 
-    def __init__(self) -> None:
+
+class ThreadLocks:
+    """Per-thread locks inside one process (see the module docstring).
+
+    Args:
+        fences: Bumps a thread's fencing token when a turn takes it (``None``: no fence).
+        owner: The storage whose ``save_turn`` checks the token.
+    """
+
+    def __init__(self, *, fences: FenceSource | None = None, owner: object = None) -> None:
         self._entries: dict[str, _Entry] = {}
+        self._fences = fences
+        self._owner = owner
+        self._active: set[Fence] = set()
 
     def hold(
         self, thread_id: str, *, timeout: float = DEFAULT_LOCK_TIMEOUT
@@ -87,7 +104,8 @@ class ThreadLocks:
             try:
                 await self._acquire_shared(thread_id, deadline, wait)
                 try:
-                    yield
+                    async with self._fenced(thread_id):
+                        yield
                 finally:  # a cancelled turn must still release: shielded
                     await asyncio.shield(self._release_shared(thread_id))
             finally:
@@ -96,6 +114,26 @@ class ThreadLocks:
             entry.users -= 1
             if entry.users == 0:
                 del self._entries[thread_id]
+
+    @contextlib.asynccontextmanager
+    async def _fenced(self, thread_id: str) -> AsyncIterator[None]:
+        """The turn's fencing token, current for the block (nothing without ``fences``)."""
+        if self._fences is None:
+            yield
+            return
+        fence = Fence(self._owner, thread_id, await self._fences(thread_id))
+        self._active.add(fence)
+        mark = enter_fence(fence)
+        try:
+            yield
+        finally:
+            leave_fence(mark)
+            self._active.discard(fence)
+
+    def _lose_all(self) -> None:
+        """Every turn holding a lock lost it: their ``save_turn`` stores nothing."""
+        for fence in self._active:
+            fence.lost = True
 
     async def _acquire_shared(self, thread_id: str, deadline: float, wait: float) -> None:
         """Take the lock other processes see (nothing in one process)."""
@@ -114,10 +152,20 @@ class PostgresThreadLocks(ThreadLocks):
         dsn: The database's connection string.
         namespace: Separates lock keys of different schemas sharing a database.
         poll: Seconds between retries while waiting, besides the ``NOTIFY`` wake-ups.
+        fences: Bumps a thread's fencing token when a turn takes it (``None``: no fence).
+        owner: The storage whose ``save_turn`` checks the token.
     """
 
-    def __init__(self, dsn: str, *, namespace: str = "public", poll: float = 0.5) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        namespace: str = "public",
+        poll: float = 0.5,
+        fences: FenceSource | None = None,
+        owner: object = None,
+    ) -> None:
+        super().__init__(fences=fences, owner=owner)
         self._dsn = dsn
         self._namespace = f"procession:thread:{namespace}"
         self._poll = check_seconds("poll", poll, minimum=0.001)
@@ -154,6 +202,8 @@ class PostgresThreadLocks(ThreadLocks):
             event.set()
 
     def _on_lost(self, conn: Any) -> None:
+        if conn is self._conn:
+            self._lose_all()
         logger.error("thread locks: the lock connection was lost; its locks are released")
 
     async def _fetch(self, sql: str, key: int) -> Any:

@@ -5,7 +5,8 @@ adapters. It is a plain class, not an async generator: per event it awaits the s
 ``__anext__`` once and calls the adapter's ``feed`` once, so the chunk the caller awaits is
 one coroutine away from the SDK's own read. ``feed`` returns one :class:`Chunk` (the common
 case, a text delta, needs no list), a list of chunks, or nothing for an event that makes
-none; the chunks of a list are handed out one by one from a buffer.
+none; the chunks of a list are handed out one by one from a buffer. Each chunk passes
+:func:`~procession.models.unicode.valid_chunk` first: lone surrogates become U+FFFD (D34).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from procession.chunks import Chunk
 from procession.models._abort import AbortGuard
+from procession.models.unicode import valid_chunk
 from procession.signals import AbortSignal
 
 __all__ = ["ChunkStream", "ChunksThenError", "Fed", "Feed"]
@@ -136,12 +138,14 @@ class ChunkStream:
             if fed is None:
                 continue
             if isinstance(fed, Chunk):
-                return fed
+                return valid_chunk(fed)  # no lone surrogate reaches a hook (D34)
             if fed:
                 return self._buffer(fed)
         return await self._end()
 
     def _buffer(self, chunks: list[Chunk]) -> Chunk:
+        for chunk in chunks:
+            valid_chunk(chunk)
         if len(chunks) > 1:
             chunks.reverse()
             self._pending = chunks

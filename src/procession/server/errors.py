@@ -16,6 +16,7 @@ from procession.errors import (
     MessageError,
     MessageThreadError,
     ThreadBusyError,
+    ThreadLockLostError,
     ThreadOwnershipError,
     UnknownModelError,
 )
@@ -78,7 +79,8 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
 
     Mistakes in the request are 4xx: a malformed message or option 422 (naming the field), a
     thread of another resource 404, a message id stored in another thread or for another
-    resource 409 (naming the id, not its owner). Anything else
+    resource 409 (naming the id, not its owner), a busy thread or a turn that lost its thread
+    lock 409. Anything else
     (a provider, a processor, a tool failing) is 500 with the error's name and message.
     """
     if isinstance(error, ThreadOwnershipError):
@@ -89,7 +91,7 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
                 f"resource: choose another id",
             )
         return HTTPError(404, "Thread not found")
-    if isinstance(error, MessageThreadError | ThreadBusyError):
+    if isinstance(error, MessageThreadError | ThreadBusyError | ThreadLockLostError):
         return HTTPError(409, str(error))
     if isinstance(error, InvalidRecordError | MessageError):
         where = getattr(error, "path", "") or field

@@ -10,6 +10,7 @@ from typing import Any
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.errors import APICallError
 from procession.models.base import ModelCallOptions, StreamResult
+from procession.models.unicode import valid_chunk, valid_text, valid_value
 
 __all__ = ["FunctionModel", "Reply", "ScriptedModel", "ScriptExhaustedError", "ToolCallScript"]
 
@@ -155,7 +156,10 @@ class ScriptedModel:
             rid = f"rsn-{index}"
             yield Chunk("reasoning-start", {"id": rid})
             for text in reply.reasoning:
-                yield Chunk("reasoning-delta", {"id": rid, "text": text})
+                yield Chunk(
+                    "reasoning-delta",
+                    {"id": rid, "text": text if text.isascii() else valid_text(text)},
+                )
             yield Chunk("reasoning-end", {"id": rid})
         if reply.text:
             tid = f"txt-{index}"
@@ -165,17 +169,19 @@ class ScriptedModel:
                     await asyncio.sleep(delay)
                 if signal is not None and signal.aborted:
                     return
-                yield Chunk("text-delta", {"id": tid, "text": text})
+                yield Chunk(
+                    "text-delta", {"id": tid, "text": text if text.isascii() else valid_text(text)}
+                )
             yield Chunk("text-end", {"id": tid})
         for chunk in reply.extra_chunks:
-            yield chunk.copy()
+            yield valid_chunk(chunk.copy())
         for number, call in enumerate(reply.tool_calls):
             yield Chunk(
                 "tool-call",
                 {
                     "toolCallId": call.id or f"call-{index}-{number}",
                     "toolName": call.tool_name,
-                    "args": dict(call.args),
+                    "args": valid_value(dict(call.args)),
                 },
             )
         if reply.stream_error is not None:
