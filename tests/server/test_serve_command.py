@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import signal
 import subprocess
 import time
@@ -30,6 +31,11 @@ billing = Agent(id="billing", model=ScriptedModel(["Paid."], repeat_last=True))
 """
 
 
+TOKEN = secrets.token_urlsafe(24)
+TOKEN_ARGS = ("--token", TOKEN)
+BEARER = {"authorization": f"Bearer {TOKEN}"}
+
+
 def one_error_line(stderr: str) -> str:
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
@@ -42,7 +48,7 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     app_file(tmp_path, APP)
     port = free_port()
     process = subprocess.Popen(
-        [*COMMAND, "serve", "app.py", "--port", str(port), "--shutdown-grace", "20"],
+        [*COMMAND, "serve", "app.py", "--port", str(port), "--shutdown-grace", "20", *TOKEN_ARGS],
         cwd=tmp_path,
         env=clean_env(),
         stdout=subprocess.PIPE,
@@ -72,12 +78,12 @@ def test_serve_answers_every_agent_and_sigterm_lets_the_run_finish(
     server: tuple[subprocess.Popen[str], str], tmp_path: Path
 ) -> None:
     process, url = server
-    agents = httpx.get(f"{url}/api/agents", timeout=5).json()
+    agents = httpx.get(f"{url}/api/agents", headers=BEARER, timeout=5).json()
     assert sorted(agents) == ["billing", "support"]
     body = {"messages": "go", "memory": {"thread": "t1", "resource": "ada"}}
     lines = []
     with httpx.stream(
-        "POST", f"{url}/api/agents/support/stream", json=body, timeout=10
+        "POST", f"{url}/api/agents/support/stream", json=body, headers=BEARER, timeout=10
     ) as response:
         for line in response.iter_lines():
             if line.startswith("data: "):

@@ -15,6 +15,7 @@ from procession.errors import (
     InvalidRecordError,
     MessageError,
     MessageThreadError,
+    ModelSetupError,
     ThreadBusyError,
     ThreadOwnershipError,
     UnknownModelError,
@@ -77,7 +78,9 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
     """The HTTP error for a procession error raised while serving a request.
 
     Mistakes in the request are 4xx: a malformed message or option 422 (naming the field), a
-    thread of another resource 404, a message id stored in another thread 409. Anything else
+    thread of another resource 404, a message id stored in another thread 409. An agent
+    whose model cannot be built here (a provider key not set) is the server's configuration
+    error, 500. Anything else
     (a provider, a processor, a tool failing) is 500 with the error's name and message.
     """
     if isinstance(error, ThreadOwnershipError):
@@ -88,6 +91,8 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
         where = getattr(error, "path", "") or field
         problem = str(getattr(error, "problem", "") or error)
         return HTTPError(422, f"Invalid request: {error}", issues=[issue(where, problem)])
-    if isinstance(error, ConfigurationError | UnknownModelError):
+    if isinstance(error, ModelSetupError | UnknownModelError):  # the agent's, not the caller's
+        return HTTPError(500, f"Server configuration error: {error}")
+    if isinstance(error, ConfigurationError):
         return HTTPError(422, f"Invalid request: {error}", issues=[issue(field, str(error))])
     return HTTPError(500, f"{type(error).__name__}: {error}")
