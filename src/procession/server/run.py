@@ -28,6 +28,7 @@ __all__ = [
     "is_loopback",
     "serve",
     "studio_url",
+    "uvicorn_config",
 ]
 
 DEFAULT_HOST = "127.0.0.1"
@@ -130,6 +131,38 @@ def serve(
     """
     import uvicorn
 
+    config, chosen = uvicorn_config(
+        app,
+        host=host,
+        port=port,
+        auth=auth,
+        token=token,
+        limits=limits,
+        shutdown_grace=shutdown_grace,
+        log_level=log_level,
+    )
+    server = uvicorn.Server(config)
+    if chosen is not None:
+        _announce(server, host, chosen)
+    server.run()
+
+
+def uvicorn_config(
+    app: Any,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    auth: Auth | None = None,
+    token: str | bool | None = None,
+    limits: ConnectionLimits | None = None,
+    shutdown_grace: int = 30,
+    log_level: str = "info",
+) -> tuple[Any, str | None]:
+    """What :func:`serve` runs: the ``uvicorn.Config`` (the app behind its access token,
+    the connection limits) and the access token (``None`` when there is none). For running
+    the same server another way, such as ``uvicorn.Server(config).serve()`` in a loop."""
+    import uvicorn
+
     credentials = app_auth(app, auth)
     check_host(host, credentials)
     check_int("port", port, minimum=0)
@@ -147,10 +180,7 @@ def serve(
         lifespan="on",
         **limits.uvicorn_options(),
     )
-    server = uvicorn.Server(config)
-    if chosen is not None:
-        _announce(server, host, chosen)
-    server.run()
+    return config, chosen
 
 
 def _announce(server: Any, host: str, token: str) -> None:
