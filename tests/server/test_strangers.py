@@ -143,19 +143,21 @@ async def test_origins_other_than_the_server_s_and_the_cors_list_are_refused(
     tmp_path: Path,
 ) -> None:
     cors = CORS(allow_origins=["http://localhost:3000"])
-    async with served(tmp_path, token=TOKEN, cors=cors) as live:
-        async with live.client(headers=BEARER) as client:
-            path = "/api/agents/support/generate"
-            refused = [
-                await client.post(path, json=BODY, headers={"origin": origin})
-                for origin in ("null", "http://evil.example", "http://localhost:3001", "file://")
-            ]
-            deleted = await client.delete("/api/memory/threads/t1", headers={"origin": "null"})
-            assert live.model.calls == []
-            none = await client.post(path, json=BODY)  # Node, curl, the openai SDK
-            listed = await client.post(path, json=BODY, headers={"origin": "http://localhost:3000"})
-            own = await client.post(path, json=BODY, headers={"origin": live.url})  # Studio
-            read = await client.get("/api/agents", headers={"origin": "http://evil.example"})
+    async with (
+        served(tmp_path, token=TOKEN, cors=cors) as live,
+        live.client(headers=BEARER) as client,
+    ):
+        path = "/api/agents/support/generate"
+        refused = [
+            await client.post(path, json=BODY, headers={"origin": origin})
+            for origin in ("null", "http://evil.example", "http://localhost:3001", "file://")
+        ]
+        deleted = await client.delete("/api/memory/threads/t1", headers={"origin": "null"})
+        assert live.model.calls == []
+        none = await client.post(path, json=BODY)  # Node, curl, the openai SDK
+        listed = await client.post(path, json=BODY, headers={"origin": "http://localhost:3000"})
+        own = await client.post(path, json=BODY, headers={"origin": live.url})  # Studio
+        read = await client.get("/api/agents", headers={"origin": "http://evil.example"})
     assert [r.status_code for r in refused] == [403, 403, 403, 403]
     assert deleted.status_code == 403
     assert none.status_code == listed.status_code == own.status_code == 200
@@ -225,8 +227,11 @@ async def test_the_query_token_becomes_a_strict_http_only_cookie(tmp_path: Path)
     assert opened.status_code == 303
     assert opened.headers["location"] == "/studio?x=1"  # the token leaves the address bar
     assert value == TOKEN
-    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
-    assert bad.status_code == 401 and "set-cookie" not in bad.headers
+    assert "HttpOnly" in cookie
+    assert "SameSite=Strict" in cookie
+    assert "Path=/" in cookie
+    assert bad.status_code == 401
+    assert "set-cookie" not in bad.headers
     assert page.status_code == api.status_code == 200
     assert other.status_code == 401
 
@@ -237,8 +242,10 @@ async def test_a_token_is_random_unless_fixed_and_off_only_when_asked(
 ) -> None:
     monkeypatch.delenv("PROCESSION_TOKEN", raising=False)
     async with served(tmp_path) as first, served(tmp_path) as second:
-        assert first.token is not None and second.token is not None
-        assert first.token != second.token and len(first.token) >= 43
+        assert first.token is not None
+        assert second.token is not None
+        assert first.token != second.token
+        assert len(first.token) >= 43
         async with first.client() as client:
             assert (await client.get("/api/agents")).status_code == 401
             auth = {"authorization": f"Bearer {first.token}"}
@@ -273,7 +280,8 @@ def test_serve_reads_the_app_s_own_credentials() -> None:
         uvicorn_config(open_app, host="0.0.0.0", auth=auth)  # the old hole: auth= was trusted
     guarded_app = create_app(Agent(id="a", model=ScriptedModel(["x"])), auth=auth)
     config, token = uvicorn_config(guarded_app, host="0.0.0.0", port=0)
-    assert token is None and config.host == "0.0.0.0"
+    assert token is None
+    assert config.host == "0.0.0.0"
 
 
 # --- Malformed input: a 4xx naming the field ----------------------------------------------
@@ -339,7 +347,8 @@ async def test_control_characters_in_ids_are_refused_before_anything_runs(
     assert "at most 256" in long.json()["issues"][0]["message"]
     assert (thread.status_code, _field(thread)) == (422, "memory.thread")
     assert (query.status_code, _field(query)) == (422, "resourceId")
-    assert in_path.status_code == 400 and "path" in in_path.json()["error"]
+    assert in_path.status_code == 400
+    assert "path" in in_path.json()["error"]
     assert fine.status_code == 200
 
 
@@ -357,7 +366,8 @@ async def test_a_reconnect_run_id_with_a_nul_or_too_long_is_4xx(
             unknown = await client.get("/api/agents/support/stream/no-such-run")
     finally:
         await drop_schema(postgres_dsn, schema)
-    assert nul.status_code == 400 and "control characters" in nul.json()["error"]
+    assert nul.status_code == 400
+    assert "control characters" in nul.json()["error"]
     assert (long.status_code, _field(long)) == (422, "runId")
     assert unknown.status_code == 404
 
@@ -380,6 +390,7 @@ async def test_a_missing_provider_key_is_a_server_error(
         )
     assert generate.status_code == 500
     error = generate.json()["error"]
-    assert error.startswith("Server configuration error: ") and "OPENAI_API_KEY" in error
+    assert error.startswith("Server configuration error: ")
+    assert "OPENAI_API_KEY" in error
     assert "issues" not in generate.json()
     assert chat.status_code == 500 or "OPENAI_API_KEY" in chat.text
