@@ -15,9 +15,10 @@ import uvicorn
 
 from procession import Agent
 from procession.errors import ConfigurationError
-from procession.server import ConnectionLimits, create_app
+from procession.server import ConnectionLimits, ServerLimits, create_app
 from procession.server.run import uvicorn_config
 from procession.testing import ScriptedModel
+from tests.server.conftest import live_server
 
 
 @contextlib.asynccontextmanager
@@ -144,3 +145,30 @@ def test_limits_are_checked_when_built() -> None:
     ):
         with pytest.raises(ConfigurationError, match="ConnectionLimits"):
             ConnectionLimits(**bad)
+
+
+@pytest.mark.asyncio
+async def test_a_body_that_drips_in_is_408_and_runs_nothing() -> None:
+    model = ScriptedModel(["Hi"], repeat_last=True)
+    app = create_app(Agent(id="support", model=model), limits=ServerLimits(body_timeout=1))
+    async with live_server(app) as live:
+        host, port = live.url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"POST /api/agents/support/generate HTTP/1.1\r\nhost: 127.0.0.1\r\n"
+            b"content-type: application/json\r\ncontent-length: 1000\r\n\r\n{"
+        )
+        await writer.drain()
+        answer = b""
+        with contextlib.suppress(ConnectionError):
+            for _ in range(300):  # a body byte every 0.1 s, at most 30 s
+                writer.write(b" ")
+                await writer.drain()
+                with contextlib.suppress(TimeoutError):
+                    answer += await asyncio.wait_for(reader.read(4096), 0.1)
+                if answer:
+                    break
+        writer.close()
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert b"Request body did not arrive within 1 s" in answer
+    assert model.calls == []

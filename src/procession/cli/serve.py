@@ -135,6 +135,7 @@ def _guard_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS")
     group.add_argument("--keep-alive-timeout", type=float, default=5.0, metavar="SECONDS")
     group.add_argument("--max-connections", type=int, default=1000, metavar="N")
+    group.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS")
 
 
 def connection_limits_from_args(args: argparse.Namespace) -> Any:
@@ -300,7 +301,7 @@ def serve_command(args: argparse.Namespace) -> int:
         agents,
         auth=auth,
         cors=cors,
-        limits=ServerLimits(max_body_bytes=args.max_body_bytes),
+        limits=ServerLimits(max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout),
         expose_instructions=args.expose_instructions,
         traces=traces_from_args(args),
         studio=not args.no_studio,

@@ -201,7 +201,7 @@ def _middleware(
     origins = list(cors.allow_origins) if cors is not None else []
     middleware = [
         Middleware(RequestGuard, allowed_hosts=hosts, allowed_origins=origins),
-        Middleware(BodyLimit, max_bytes=limits.max_body_bytes),
+        Middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout=limits.body_timeout),
     ]
     if cors is not None:
         middleware.insert(
