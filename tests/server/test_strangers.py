@@ -107,7 +107,7 @@ def test_allowed_hosts_are_checked_when_the_app_is_built() -> None:
     agent = Agent(id="a", model=ScriptedModel(["x"]))
     for bad in ("localhost", ["http://x.example"], ["x.example:80"], []):
         with pytest.raises(ConfigurationError, match="allowed_hosts"):
-            create_app(agent, allowed_hosts=bad)  # type: ignore[arg-type]
+            create_app(agent, allowed_hosts=bad)
 
 
 # --- Origin and content type: CSRF ----------------------------------------------------------
