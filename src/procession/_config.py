@@ -23,7 +23,7 @@ from procession._checks import (
 )
 from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
-from procession.errors import ConfigurationError
+from procession.errors import ConfigurationError, ModelSetupError
 from procession.journal import Journal
 from procession.messages.message import SystemMessage
 from procession.messages.message_list import MessageList
@@ -349,7 +349,12 @@ def _model(model: LanguageModel | str | None) -> LanguageModel:
         from procession.models.default import default_model
 
         model = default_model()
-    return resolve_model(model)
+    try:
+        return resolve_model(model)
+    except ModelSetupError:
+        raise
+    except ConfigurationError as exc:  # a key not set, an SDK missing: the server's setup
+        raise ModelSetupError(str(exc)) from exc
 
 
 async def _resolve_lane(lane: str, spec: LaneSpec, request_context: RequestContext) -> list[Any]:

@@ -84,6 +84,11 @@ class ConfigurationError(ProcessionError, ValueError):
     """An agent, a processor lane, a tool or a model was configured wrongly."""
 
 
+class ModelSetupError(ConfigurationError):
+    """An agent's model cannot be built where it runs: its provider key is not set, its SDK
+    is not installed. The server's mistake, never the caller's (a server answers 500)."""
+
+
 class ProcessorError(ProcessionError):
     """A processor raised, or returned a value its hook may not return.
 

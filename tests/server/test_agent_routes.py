@@ -219,9 +219,10 @@ async def test_malformed_bodies_are_422_naming_the_field(body: Any, field: str) 
 
 
 async def test_a_body_that_is_not_json_is_422() -> None:
+    json_type = {"content-type": "application/json"}
     async with live_server(create_app(scripted_agent())) as live, live.client() as client:
-        bad = await client.post("/api/agents/support/generate", content=b"{nope")
-        empty = await client.post("/api/agents/support/stream", content=b"")
+        bad = await client.post("/api/agents/support/generate", content=b"{nope", headers=json_type)
+        empty = await client.post("/api/agents/support/stream", content=b"", headers=json_type)
         listed = await client.post("/api/agents/support/generate", json=["hi"])
     assert bad.status_code == empty.status_code == listed.status_code == 422
     assert bad.json()["issues"][0]["field"] == "body"

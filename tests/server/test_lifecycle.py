@@ -121,8 +121,13 @@ async def _chunks(size: int, count: int) -> AsyncIterator[bytes]:
 async def test_bodies_over_the_limit_are_413_with_a_json_error() -> None:
     app = create_app(scripted_agent(), limits=ServerLimits(max_body_bytes=1000))
     async with live_server(app) as live, live.client() as client:
-        declared = await client.post("/api/agents/support/generate", content=b"x" * 1001)
-        chunked = await client.post("/api/agents/support/generate", content=_chunks(400, 5))
+        json_type = {"content-type": "application/json"}
+        declared = await client.post(
+            "/api/agents/support/generate", content=b"x" * 1001, headers=json_type
+        )
+        chunked = await client.post(
+            "/api/agents/support/generate", content=_chunks(400, 5), headers=json_type
+        )
         fits = await client.post("/api/agents/support/generate", json={"messages": "hi"})
     for response in (declared, chunked):
         assert response.status_code == 413

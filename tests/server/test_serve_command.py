@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import signal
 import subprocess
 import time
@@ -30,6 +31,11 @@ billing = Agent(id="billing", model=ScriptedModel(["Paid."], repeat_last=True))
 """
 
 
+TOKEN = secrets.token_urlsafe(24)
+TOKEN_ARGS = ("--token", TOKEN)
+BEARER = {"authorization": f"Bearer {TOKEN}"}
+
+
 def one_error_line(stderr: str) -> str:
     lines = stderr.splitlines()
     assert len(lines) == 1, stderr
@@ -42,7 +48,7 @@ def server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     app_file(tmp_path, APP)
     port = free_port()
     process = subprocess.Popen(
-        [*COMMAND, "serve", "app.py", "--port", str(port), "--shutdown-grace", "20"],
+        [*COMMAND, "serve", "app.py", "--port", str(port), "--shutdown-grace", "20", *TOKEN_ARGS],
         cwd=tmp_path,
         env=clean_env(),
         stdout=subprocess.PIPE,
@@ -72,12 +78,12 @@ def test_serve_answers_every_agent_and_sigterm_lets_the_run_finish(
     server: tuple[subprocess.Popen[str], str], tmp_path: Path
 ) -> None:
     process, url = server
-    agents = httpx.get(f"{url}/api/agents", timeout=5).json()
+    agents = httpx.get(f"{url}/api/agents", headers=BEARER, timeout=5).json()
     assert sorted(agents) == ["billing", "support"]
     body = {"messages": "go", "memory": {"thread": "t1", "resource": "ada"}}
     lines = []
     with httpx.stream(
-        "POST", f"{url}/api/agents/support/stream", json=body, timeout=10
+        "POST", f"{url}/api/agents/support/stream", json=body, headers=BEARER, timeout=10
     ) as response:
         for line in response.iter_lines():
             if line.startswith("data: "):
@@ -133,3 +139,76 @@ def test_load_agents_finds_every_agent_or_the_named_ones(tmp_path: Path) -> None
     assert [a.id for a in load_agents(f"{path}:team")] == ["support"]
     assert [a.id for a in load_agents(f"{path}:by_id")] == ["billing"]
     assert [a.id for a in load_agents(f"{path}:support")] == ["support"]
+
+
+KEYLESS = """
+from procession import Agent
+support = Agent(id="support", model="openai/gpt-5-mini")
+"""
+
+
+def _start(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[str], str]:
+    port = free_port()
+    env = {k: v for k, v in clean_env().items() if k not in ("OPENAI_API_KEY", "PROCESSION_TOKEN")}
+    process = subprocess.Popen(
+        [*COMMAND, "serve", "app.py", "--port", str(port), *options],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    pytest.fail(f"procession serve did not start: {process.communicate()}")
+
+
+def test_serve_prints_a_studio_url_with_a_random_token_and_warns_of_a_missing_key(
+    tmp_path: Path,
+) -> None:
+    app_file(tmp_path, KEYLESS)
+    process, url = _start(tmp_path)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        studio = line.split(": ", 1)[1].strip()
+        assert studio.startswith(f"{url}/studio?token=")
+        token = studio.split("token=", 1)[1]
+        assert len(token) >= 43
+        assert httpx.get(f"{url}/api/agents", timeout=5).status_code == 401
+        auth = {"authorization": f"Bearer {token}"}
+        answer = httpx.post(
+            f"{url}/api/agents/support/generate", json={"messages": "hi"}, headers=auth, timeout=10
+        )
+        # D35's docs: a server-side configuration error is 500, not the caller's 422
+        assert answer.status_code == 500
+        assert "OPENAI_API_KEY" in answer.json()["error"]
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=20)
+    warning = [line for line in stderr.splitlines() if "warning:" in line]
+    assert len(warning) == 1
+    assert "agent 'support' (model 'openai/gpt-5-mini')" in warning[0]
+    assert "OPENAI_API_KEY is not set" in warning[0]
+
+
+def test_serve_no_token_is_explicit_and_token_conflicts_are_one_line(tmp_path: Path) -> None:
+    app_file(tmp_path, APP)
+    process, url = _start(tmp_path, "--no-token")
+    try:
+        assert httpx.get(f"{url}/api/agents", timeout=5).status_code == 200
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=20)
+    assert "token=" not in output
+    both = run_cli("serve", "app.py", "--token", TOKEN, "--no-token", cwd=tmp_path)
+    assert one_error_line(both.stderr) == "procession serve: give --token or --no-token, not both"
+    short = run_cli("serve", "app.py", "--token", "short", cwd=tmp_path)
+    assert "token: expected a string of at least 16 characters" in short.stderr

@@ -10,7 +10,9 @@ but does not print. The server is ``procession serve`` on the page's own ``app.p
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +25,8 @@ from tests.server_clients.servers import JS, ROOT, Served, free_port, server_env
 from tests.server_clients.shared import DOCS
 
 GENERATED = JS / ".generated"
+TOKEN = secrets.token_urlsafe(24)
+"""The server's access token, which the page's client sends as a bearer header."""
 PRINT_MEMORY = (
     '\nprocess.stdout.write("\\n" + JSON.stringify({ threads, messages, uiMessages }) + "\\n");\n'
 )
@@ -42,7 +46,7 @@ def docs_server(tmp_path: Path) -> Iterator[Served]:
     port = free_port()
     procession = Path(sys.executable).with_name("procession")
     app = ROOT / "tests" / "server_clients" / "docs_app.py"
-    command = [str(procession), "serve", str(app), "--port", str(port)]
+    command = [str(procession), "serve", str(app), "--port", str(port), "--token", TOKEN]
     served = start(
         command, server_env(tmp_path / "unused.db"), tmp_path / "serve.log", port, cwd=tmp_path
     )
@@ -59,7 +63,12 @@ def run_example(node: Path, url: str, tmp_path: Path) -> subprocess.CompletedPro
     script.write_text(code.replace("http://localhost:4111", url) + PRINT_MEMORY)
     try:
         return subprocess.run(
-            [str(node), script.name], cwd=GENERATED, capture_output=True, text=True, timeout=120
+            [str(node), script.name],
+            cwd=GENERATED,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PROCESSION_TOKEN": TOKEN},  # the page reads it from there
         )
     finally:
         script.unlink()

@@ -39,7 +39,8 @@ def procession_serve(tmp: Path, *options: str) -> Served:
     """``procession serve tests/server_clients/agents.py`` on a free port, as a user runs it."""
     port = free_port()
     procession = Path(sys.executable).with_name("procession")
-    command = [str(procession), "serve", str(AGENTS), "--port", str(port), *options]
+    # the token's own tests are in tests/server/test_strangers.py; these drive the routes
+    command = [str(procession), "serve", str(AGENTS), "--port", str(port), "--no-token", *options]
     return start(command, server_env(tmp / "serve.db"), tmp / "serve.log", port)
 
 

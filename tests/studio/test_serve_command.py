@@ -3,6 +3,7 @@ runs into a SQLite trace store that Studio then reads."""
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import time
 from pathlib import Path
@@ -35,7 +36,10 @@ def _wait(url: str, process: subprocess.Popen[str]) -> None:
 def test_serve_with_traces_shows_each_run_in_studio(tmp_path: Path) -> None:
     app_file(tmp_path, APP)
     port = free_port()
+    token = secrets.token_urlsafe(24)
+    bearer = {"authorization": f"Bearer {token}"}
     command = [*COMMAND, "serve", "app.py", "--port", str(port), "--traces", "traces.db"]
+    command += ["--token", token]
     process = subprocess.Popen(
         command,
         cwd=tmp_path,
@@ -47,13 +51,16 @@ def test_serve_with_traces_shows_each_run_in_studio(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{port}"
     try:
         _wait(url, process)
-        assert httpx.get(f"{url}/studio", timeout=5).status_code == 200
-        answer = httpx.post(f"{url}/api/agents/echo/stream", json={"messages": "hi"}, timeout=10)
+        assert httpx.get(f"{url}/studio", timeout=5).status_code == 401  # no token
+        assert httpx.get(f"{url}/studio", headers=bearer, timeout=5).status_code == 200
+        answer = httpx.post(
+            f"{url}/api/agents/echo/stream", json={"messages": "hi"}, headers=bearer, timeout=10
+        )
         assert "Echo here." in answer.text
         runs: list[object] = []
         deadline = time.monotonic() + 15
         while not runs and time.monotonic() < deadline:
-            runs = httpx.get(f"{url}/api/studio/runs", timeout=5).json()["runs"]
+            runs = httpx.get(f"{url}/api/studio/runs", headers=bearer, timeout=5).json()["runs"]
             time.sleep(0.2)
         assert [run["agentId"] for run in runs] == ["echo"]  # type: ignore[index]
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,12 @@ from procession.cli.options import Commands, add_command
 
 __all__ = [
     "auth_from_args",
+    "connection_limits_from_args",
+    "missing_models",
     "register",
     "scaling_from_args",
     "serve_command",
+    "token_from_args",
     "traces_from_args",
 ]
 
@@ -33,9 +37,12 @@ Serve every agent of a module (or FILE:ATTR) and its memory over HTTP.
   procession serve app.py --host 0.0.0.0 --api-keys keys.json
   procession serve app.py --host 0.0.0.0 --jwt-secret-env JWT_SECRET  # HS256 secret in $JWT_SECRET
 
-Without --api-keys or a JWT option the server refuses any host but loopback, and each request
-acts as the resource its body names (or 'local'). API keys: a JSON file {"key": "resource"}
-(or the same JSON in $PROCESSION_API_KEYS). Routes: docs/server.md.
+Without --api-keys or a JWT option the server refuses any host but loopback, each request
+acts as the resource its body names (or 'local'), and every request needs an access token:
+the Studio URL printed at start carries it (?token=), clients send 'Authorization: Bearer
+TOKEN'. --token TOKEN (or $PROCESSION_TOKEN) fixes it, --no-token turns it off.
+API keys: a JSON file {"key": "resource"} (or the same JSON in $PROCESSION_API_KEYS).
+Routes: docs/server.md.
 
 Studio is at /studio, behind the same credentials: --traces traces.db (a SQLite file or a
 PostgreSQL URL) keeps every run's spans there for its timelines (docs/studio.md).
@@ -70,6 +77,7 @@ def register(commands: Commands, parents: list[argparse.ArgumentParser]) -> None
     parser.add_argument("--cors-origin", action="append", metavar="ORIGIN", help="repeatable")
     parser.add_argument("--max-body-bytes", type=int, default=1_048_576, metavar="BYTES")
     parser.add_argument("--shutdown-grace", type=int, default=30, metavar="SECONDS")
+    _guard_arguments(parser)
     _scaling_arguments(parser)
     parser.add_argument(
         "--expose-instructions",
@@ -105,6 +113,73 @@ def traces_from_args(args: argparse.Namespace) -> Any:
     store = trace_store(args.traces)
     configure_tracing(store, service_name="procession-serve")
     return store
+
+
+def _guard_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("strangers and limits (docs/server.md#security)")
+    group.add_argument(
+        "--token",
+        metavar="TOKEN",
+        help="access token without credentials (default: $PROCESSION_TOKEN, else a random one)",
+    )
+    group.add_argument(
+        "--no-token", action="store_true", help="no access token (any local page or process)"
+    )
+    group.add_argument(
+        "--allowed-host",
+        action="append",
+        metavar="HOST",
+        help="a Host name to answer, repeatable (default: localhost, 127.0.0.1, [::1])",
+    )
+    group.add_argument("--max-header-bytes", type=int, default=16_384, metavar="BYTES")
+    group.add_argument("--header-timeout", type=float, default=10.0, metavar="SECONDS")
+    group.add_argument("--keep-alive-timeout", type=float, default=5.0, metavar="SECONDS")
+    group.add_argument("--max-connections", type=int, default=1000, metavar="N")
+    group.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS")
+
+
+def connection_limits_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~procession.server.ConnectionLimits` the options describe."""
+    from procession.errors import ConfigurationError
+    from procession.server import ConnectionLimits
+
+    try:
+        return ConnectionLimits(
+            max_header_bytes=args.max_header_bytes,
+            header_timeout=args.header_timeout,
+            keep_alive_timeout=args.keep_alive_timeout,
+            max_connections=args.max_connections,
+        )
+    except ConfigurationError as exc:
+        raise CLIError(f"procession serve: {exc}") from None
+
+
+def token_from_args(args: argparse.Namespace, auth: Any) -> str | bool | None:
+    """``serve()``'s ``token``: ``False`` for ``--no-token``, the ``--token``, or ``None``
+    (``$PROCESSION_TOKEN`` or a random one)."""
+    if args.no_token and args.token is not None:
+        raise CLIError("procession serve: give --token or --no-token, not both")
+    if auth is not None and args.token is not None:
+        raise CLIError("--token: the server has credentials (--api-keys or JWT); drop it")
+    return False if args.no_token else args.token
+
+
+def missing_models(agents: list[Any]) -> list[str]:
+    """One line per agent whose model cannot be built here (a provider key not set, an
+    SDK not installed, an unknown provider): what ``procession serve`` warns of at start."""
+    from procession.errors import ConfigurationError, UnknownModelError
+    from procession.models.registry import resolve_model
+
+    out = []
+    for agent in agents:
+        model = getattr(agent, "model", None)
+        if not isinstance(model, str):
+            continue
+        try:
+            resolve_model(model)
+        except (ConfigurationError, UnknownModelError) as exc:
+            out.append(f"agent {getattr(agent, 'id', '?')!r} (model {model!r}): {exc}")
+    return out
 
 
 def _scaling_arguments(parser: argparse.ArgumentParser) -> None:
@@ -215,19 +290,31 @@ def serve_command(args: argparse.Namespace) -> int:
         ) from None
     auth = auth_from_args(args)
     check_host(args.host, auth)
+    token = token_from_args(args, auth)
+    connection_limits = connection_limits_from_args(args)
     agents = load_agents(args.target)
+    for line in missing_models(agents):
+        print(f"procession serve: warning: {line}; its calls will fail (500)", file=sys.stderr)
     cors = CORS(allow_origins=args.cors_origin) if args.cors_origin else None
     scaling = scaling_from_args(args, agents)
     app = create_app(
         agents,
         auth=auth,
         cors=cors,
-        limits=ServerLimits(max_body_bytes=args.max_body_bytes),
+        limits=ServerLimits(max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout),
         expose_instructions=args.expose_instructions,
         traces=traces_from_args(args),
         studio=not args.no_studio,
         allow_inspect=True if args.allow_inspect else None,
         scaling=scaling,
+        allowed_hosts=args.allowed_host,
     )
-    serve(app, host=args.host, port=args.port, auth=auth, shutdown_grace=args.shutdown_grace)
+    serve(
+        app,
+        host=args.host,
+        port=args.port,
+        token=token,
+        limits=connection_limits,
+        shutdown_grace=args.shutdown_grace,
+    )
     return EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +24,7 @@ from procession.server.config import CORS, ServerLimits
 from procession.server.durable import check_durable, install_observer
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, error_body, status_of
+from procession.server.guard import RequestGuard, check_allowed_hosts
 from procession.server.limits import BodyLimit
 from procession.server.openapi import openapi_document
 from procession.server.routes import RECONNECT, ROUTES
@@ -97,6 +98,7 @@ def create_app(
     traces: Any = None,
     studio: bool = True,
     allow_inspect: bool | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> Starlette:
     """An ASGI app serving ``agents`` (and their memory) as Mastra's server does.
 
@@ -112,7 +114,13 @@ def create_app(
         auth: The accepted credentials; ``None`` serves every request as the resource its
             body names (or ``local``) — only for a server on loopback.
         limits: Request limits (:class:`ServerLimits`; 1 MiB bodies by default).
-        cors: Cross-origin settings (:class:`CORS`); ``None`` sends no CORS headers.
+        cors: Cross-origin settings (:class:`CORS`); ``None`` sends no CORS headers. Its
+            origins are also the only other origins allowed to change anything (a
+            ``POST``/``PUT``/``PATCH``/``DELETE`` with another ``Origin`` is 403).
+        allowed_hosts: The ``Host`` names the app answers (400 for others, against DNS
+            rebinding): loopback names by default; a deployment names its own, such as
+            ``["api.example.com", "*.example.com"]``, or ``["*"]`` when a proxy in front
+            already checks them.
         traces: The trace store (``procession.tracing.trace_store(...)``) Studio reads
             runs and timelines from; the app only reads it (the tracer provider writes it).
         studio: Serve Studio at ``/studio`` and its routes under ``/api/studio``
@@ -168,7 +176,7 @@ def create_app(
 
     routes = [Route(r.path, r.endpoint, methods=[r.method]) for r in specs]
     routes += [Route("/api/openapi.json", openapi), Route("/health", health)]
-    middleware = _middleware(limits, cors)
+    middleware = _middleware(limits, cors, check_allowed_hosts(allowed_hosts))
     lifespan = _lifespan(scaling, memory, served)
     if check_flag("studio", studio):
         routes += studio_routes(document, limits, list(served), auth is not None)
@@ -187,11 +195,17 @@ def create_app(
     return app
 
 
-def _middleware(limits: ServerLimits, cors: CORS | None) -> list[Middleware]:
-    middleware = [Middleware(BodyLimit, max_bytes=limits.max_body_bytes)]
+def _middleware(
+    limits: ServerLimits, cors: CORS | None, hosts: tuple[str, ...]
+) -> list[Middleware]:
+    origins = list(cors.allow_origins) if cors is not None else []
+    middleware = [
+        Middleware(RequestGuard, allowed_hosts=hosts, allowed_origins=origins),
+        Middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout=limits.body_timeout),
+    ]
     if cors is not None:
         middleware.insert(
-            0,
+            1,
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(cors.allow_origins),

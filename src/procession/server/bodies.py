@@ -10,9 +10,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+)
 
 from procession.server.errors import HTTPError, Issue, issue
+from procession.server.params import control_character, run_id_problem
 
 __all__ = [
     "ChatBody",
@@ -26,7 +36,26 @@ __all__ = [
 ]
 
 T = TypeVar("T", bound=BaseModel)
-NonEmpty = Annotated[StrictStr, Field(min_length=1, max_length=1024)]
+
+
+def _no_control(value: str) -> str:
+    index = control_character(value)
+    if index is not None:
+        raise ValueError(f"must not hold control characters ({value[index]!r} at {index})")
+    return value
+
+
+def _run_id(value: str) -> str:
+    problem = run_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+NonEmpty = Annotated[StrictStr, Field(min_length=1, max_length=1024), AfterValidator(_no_control)]
+"""An id or a name a request gives: 1 to 1024 characters, no control characters."""
+RunId = Annotated[StrictStr, AfterValidator(_run_id)]
+"""A run id a request gives (:func:`~procession.server.params.run_id_problem`)."""
 JSONObject = dict[str, Any]
 
 
@@ -111,7 +140,7 @@ class ExecutionBody(_Body):
     memory: MemoryOption | None = None
     resourceId: NonEmpty | None = None  # noqa: N815
     threadId: NonEmpty | None = None  # noqa: N815
-    runId: NonEmpty | None = None  # noqa: N815
+    runId: RunId | None = None  # noqa: N815
     requestContext: JSONObject | None = None  # noqa: N815
     maxSteps: Annotated[StrictInt, Field(ge=1, le=1000)] | None = None  # noqa: N815
     providerOptions: dict[str, JSONObject] | None = None  # noqa: N815
@@ -170,7 +199,7 @@ class ToolApprovalBody(_Body):
     toolCallId: NonEmpty  # noqa: N815
     approved: StrictBool
     reason: StrictStr | None = None
-    runId: NonEmpty | None = None  # noqa: N815
+    runId: RunId | None = None  # noqa: N815
     resourceId: NonEmpty | None = None  # noqa: N815
     threadId: NonEmpty | None = None  # noqa: N815
 

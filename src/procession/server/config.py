@@ -24,14 +24,20 @@ class ServerLimits:
         max_body_bytes: The largest request body accepted; a larger one gets 413 with a JSON
             error, before it is read in full (default 1 MiB).
         max_page_size: The largest ``perPage`` a memory listing accepts (default 1000).
+        body_timeout: Seconds a request body may take to arrive once the app reads it;
+            408 after (default 30).
     """
 
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_page_size: int = 1000
+    body_timeout: float = 30.0
 
     def __post_init__(self) -> None:
         check_int("ServerLimits.max_body_bytes", self.max_body_bytes, minimum=1)
         check_int("ServerLimits.max_page_size", self.max_page_size, minimum=1)
+        timeout = self.body_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise wrong("ServerLimits.body_timeout", timeout, "a positive number of seconds")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

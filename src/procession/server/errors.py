@@ -15,6 +15,7 @@ from procession.errors import (
     InvalidRecordError,
     MessageError,
     MessageThreadError,
+    ModelSetupError,
     ThreadBusyError,
     ThreadLockLostError,
     ThreadOwnershipError,
@@ -80,7 +81,8 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
     Mistakes in the request are 4xx: a malformed message or option 422 (naming the field), a
     thread of another resource 404, a message id stored in another thread or for another
     resource 409 (naming the id, not its owner), a busy thread or a turn that lost its thread
-    lock 409. Anything else
+    lock 409. An agent whose model cannot be built here (a provider key not set) is the
+    server's configuration error, 500. Anything else
     (a provider, a processor, a tool failing) is 500 with the error's name and message.
     """
     if isinstance(error, ThreadOwnershipError):
@@ -97,6 +99,8 @@ def status_of(error: BaseException, *, field: str = "body") -> HTTPError:
         where = getattr(error, "path", "") or field
         problem = str(getattr(error, "problem", "") or error)
         return HTTPError(422, f"Invalid request: {error}", issues=[issue(where, problem)])
-    if isinstance(error, ConfigurationError | UnknownModelError):
+    if isinstance(error, ModelSetupError | UnknownModelError):  # the agent's, not the caller's
+        return HTTPError(500, f"Server configuration error: {error}")
+    if isinstance(error, ConfigurationError):
         return HTTPError(422, f"Invalid request: {error}", issues=[issue(field, str(error))])
     return HTTPError(500, f"{type(error).__name__}: {error}")

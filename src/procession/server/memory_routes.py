@@ -6,10 +6,10 @@ answers 404, exactly like a missing one (never 403, which would say it exists).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -28,7 +28,7 @@ from procession.server.bodies import (
 from procession.server.config import ServerLimits
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError
-from procession.server.params import Param, parse_query
+from procession.server.params import Param, check_json_depth, parse_query
 from procession.server.serialize import serialize_thread
 from procession.server.state import ServerState, read_json, state_of
 
@@ -124,8 +124,8 @@ def _descending(query: dict[str, Any]) -> bool:
     if raw is None:
         return False
     try:
-        order = json.loads(raw)
-    except ValueError:
+        order = orjson.loads(raw)  # bounded depth: a deep one is not JSON here
+    except orjson.JSONDecodeError:
         order = None
     if not isinstance(order, dict) or order.get("direction", "ASC") not in ("ASC", "DESC"):
         raise HTTPError.invalid("orderBy", 'must be JSON like {"direction": "DESC"}')
@@ -148,12 +148,13 @@ def _metadata_filter(raw: str | None) -> dict[str, Any]:
     if raw is None:
         return {}
     try:
-        value = json.loads(raw)
-    except ValueError:
+        value = orjson.loads(raw)  # its own depth bound: no RecursionError
+    except orjson.JSONDecodeError:
         value = None
     if not isinstance(value, dict):
         raise HTTPError.invalid("metadata", "must be a JSON object")
-    return value
+    checked: dict[str, Any] = check_json_depth(value, "metadata")
+    return checked
 
 
 async def list_threads(request: Request) -> Response:

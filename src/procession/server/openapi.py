@@ -114,12 +114,16 @@ SCHEMAS: dict[str, Any] = {
 }
 
 _REASONS = {
-    400: "Memory is not available for this request",
+    400: "A Host that is not allowed, control characters in the path, or no memory for this "
+    "request",
     401: "Missing or invalid credentials",
-    403: "The request names a resource other than the caller's",
+    403: "The request names a resource other than the caller's, or comes from an origin "
+    "that is not allowed",
+    408: "The request body did not arrive in time",
     404: "No such agent or thread (another resource's thread is not found either)",
     409: "The id is taken",
     413: "The request body is larger than the server's limit",
+    415: "The request body is not JSON",
     422: "The request is malformed; `issues` names the fields",
     500: "The run failed on the server's side (a provider, tool or processor)",
 }
@@ -182,9 +186,9 @@ def _parameters(
 def _operation(
     route: RouteSpec, limits: ServerLimits, agent_ids: Sequence[str], auth: bool
 ) -> dict[str, Any]:
-    errors = set(route.errors)
+    errors = set(route.errors) | {400}  # the Host and path checks of every route
     if route.body is not None:
-        errors |= {413, 422}
+        errors |= {403, 408, 413, 415, 422}
     if auth and not route.public:
         errors.add(401)
     operation: dict[str, Any] = {

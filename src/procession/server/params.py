@@ -9,7 +9,67 @@ from typing import Any
 
 from procession.server.errors import HTTPError
 
-__all__ = ["Param", "parse_query"]
+__all__ = [
+    "MAX_JSON_DEPTH",
+    "MAX_RUN_ID_LENGTH",
+    "Param",
+    "check_json_depth",
+    "check_run_id",
+    "control_character",
+    "parse_query",
+    "run_id_problem",
+]
+
+MAX_RUN_ID_LENGTH = 256
+"""The longest run id a request may give."""
+
+MAX_JSON_DEPTH = 64
+"""How deeply a request's JSON (a body, ``?metadata=``) may nest."""
+
+
+def control_character(value: str) -> int | None:
+    """The index of the first control character of ``value`` (C0, DEL, C1), or ``None``."""
+    for index, char in enumerate(value):
+        code = ord(char)
+        if code < 0x20 or 0x7F <= code < 0xA0:
+            return index
+    return None
+
+
+def run_id_problem(value: str) -> str | None:
+    """What is wrong with a run id a request gives, or ``None``: the one check of run ids,
+    for the body's ``runId`` and the reconnect route's path alike."""
+    if not value:
+        return "must not be empty"
+    if len(value) > MAX_RUN_ID_LENGTH:
+        return f"must be at most {MAX_RUN_ID_LENGTH} characters"
+    index = control_character(value)
+    if index is not None:
+        return f"must not hold control characters ({value[index]!r} at {index})"
+    return None
+
+
+def check_run_id(value: str, field: str = "runId") -> str:
+    """``value`` when it is a usable run id; ``HTTPError(422)`` naming ``field`` otherwise."""
+    problem = run_id_problem(value)
+    if problem is not None:
+        raise HTTPError.invalid(field, problem)
+    return value
+
+
+def check_json_depth(value: Any, field: str, limit: int = MAX_JSON_DEPTH) -> Any:
+    """``value`` when its arrays and objects nest at most ``limit`` deep; else
+    ``HTTPError(422)`` naming ``field`` (deeper JSON exhausts recursion further on)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if not isinstance(item, dict | list):
+            continue
+        if depth > limit:
+            raise HTTPError.invalid(field, f"nests deeper than {limit} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +120,9 @@ class Param:
             return value
         if not raw:
             raise HTTPError.invalid(self.name, "must not be empty")
+        index = control_character(raw)
+        if index is not None:
+            raise HTTPError.invalid(self.name, f"must not hold control characters (at {index})")
         if self.enum is not None and raw not in self.enum:
             raise HTTPError.invalid(self.name, f"must be one of {', '.join(self.enum)}")
         return raw

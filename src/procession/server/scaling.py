@@ -37,7 +37,7 @@ from procession.messages.message import new_id
 from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.errors import HTTPError, status_of
-from procession.server.params import Param, parse_query
+from procession.server.params import Param, check_run_id, parse_query
 from procession.server.streaming import Receive, Send, json_response
 
 __all__ = [
@@ -284,7 +284,7 @@ def _after(request: Request) -> int:
 
 async def reconnect_stream(request: Request, log: ChunkLog, resource: str) -> ResumableResponse:
     """``GET /api/agents/{agentId}/stream/{runId}?after=N``: the run's events from ``N``."""
-    info = await _readable(log, request.path_params["runId"], resource)
+    info = await _readable(log, check_run_id(request.path_params["runId"]), resource)
     if info.agent_id != request.path_params["agentId"]:
         raise HTTPError(404, f"Run {info.run_id} not found")
     return ResumableResponse(log, info.run_id, _after(request), HEADERS[info.format])

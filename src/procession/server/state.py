@@ -15,6 +15,7 @@ from procession.memory.memory import Memory
 from procession.server.auth import Auth
 from procession.server.config import DEFAULT_RESOURCE, ServerLimits
 from procession.server.errors import HTTPError
+from procession.server.params import check_json_depth
 from procession.server.run_ids import LiveRunIds
 from procession.server.scaling import Scaling
 
@@ -109,6 +110,7 @@ async def read_json(request: Request) -> Any:
     if not body.strip():
         raise HTTPError.invalid("body", "a JSON body is required")
     try:
-        return orjson.loads(body)
+        data = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise HTTPError.invalid("body", f"is not valid JSON: {exc}") from None
+    return check_json_depth(data, "body")
