@@ -143,6 +143,26 @@ async def test_checkpoints_are_deleted_when_their_run_ends(database: str) -> Non
     assert TYPED_CARD in stored  # without a key, DBOS keeps the run's input (documented)
 
 
+@pytest.mark.asyncio
+async def test_prune_keeps_the_checkpoints_of_pending_runs(database: str) -> None:
+    summary = await _run(database, None)  # DBOS's schema exists now
+    store = await Checkpoints.open(database)
+    conn = await asyncpg.connect(database)
+    try:
+        await conn.execute(
+            "INSERT INTO dbos.workflow_status (workflow_uuid, status, name, created_at,"
+            " updated_at) VALUES ('run-pending', 'PENDING', 'procession.run', 0, 0)"
+        )
+        for run_id in (summary["runId"], "run-pending"):  # one ended, one still pending
+            await (await store.run(run_id)).record(f"{run_id}:tool:0:0:c1", [True, "x"])
+        assert await prune_checkpoints(database) == 1
+        left = await conn.fetch("SELECT run_id FROM procession.checkpoints")
+    finally:
+        await conn.close()
+        await store.close()
+    assert [row["run_id"] for row in left] == ["run-pending"]
+
+
 @pytest_asyncio.fixture
 async def store(database: str) -> AsyncIterator[Checkpoints]:
     checkpoints = await Checkpoints.open(database)
