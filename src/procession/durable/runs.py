@@ -179,6 +179,8 @@ class DurableRuns:
             DBOS's workflow inputs, outputs and steps); default ``PROCESSION_DURABLE_KEY``;
             unset: stored in the clear (see "What is stored where" in ``docs/scaling.md``).
             Every worker of a database needs the same key.
+        keep_checkpoints: Keep a run's checkpoints (its model's raw output) after it ends,
+            for an audit of its calls; by default they are deleted when the run ends.
 
     Raises:
         ConfigurationError: a bad argument, or a second ``DurableRuns`` in one process
@@ -196,8 +198,12 @@ class DurableRuns:
         app_version: str = "procession",
         observer: RunObserver | None = None,
         encryption_key: str | None = None,
+        keep_checkpoints: bool = False,
     ) -> None:
         self.agents = _agents(agents)
+        if not isinstance(keep_checkpoints, bool):
+            raise wrong("keep_checkpoints", keep_checkpoints, "True or False")
+        self.keep_checkpoints = keep_checkpoints
         if encryption_key is not None and not isinstance(encryption_key, str):
             raise wrong("encryption_key", "<hidden>", "Fernet keys as a string")
         self.sealer = Sealer.configured(encryption_key)
@@ -374,7 +380,7 @@ class DurableRuns:
             raise
         finally:
             self._executing.pop(run_id, None)
-            if finished and self._checkpoints is not None:  # replay needs them no more
+            if finished and self._checkpoints is not None and not self.keep_checkpoints:
                 await self._checkpoints.forget(run_id)
             self.observer.closed(run_id, error, finished=finished)
             if follower is not None:
