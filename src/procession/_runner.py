@@ -412,7 +412,7 @@ class HookRunner:
         trace = run.trace
         span = trace.begin_hook(hook) if trace is not None else None
         writes, started = run.emitter.writes, time.perf_counter()
-        outcome, error = "error", None
+        outcome, error, kind = "error", None, ""
         try:
             result = await self._call(hook, values)
             outcome = _hook_outcome(result, run)
@@ -424,11 +424,11 @@ class HookRunner:
                     trace.tripwire_on(span, asked | {"retry": True})
             return result
         except BaseException as failure:
-            error = str(failure)
+            error, kind = str(failure), type(failure).__name__
             raise
         finally:
             if trace is not None and span is not None:
-                trace.end_hook(span, outcome, run.emitter.writes - writes, error)
+                trace.end_hook(span, outcome, run.emitter.writes - writes, error, kind=kind)
             if run.inspect:
                 hook_note(run, hook, outcome, started)
 

@@ -13,10 +13,18 @@ Only the OpenTelemetry API is used; exporters are the user's choice. Without a t
 configured (the API's default proxy, or the no-op provider) :func:`start_run_trace` returns
 ``None`` and the loop does no tracing work at all. Nothing here runs per chunk unless tracing
 is on, and then a stream hook's counts are kept by a wrapper around its bound caller.
+
+Spans hold no content by default: an error's span status and the ``error.type`` attribute
+name the error's type, never its message (a tool's error text, a provider's response, a
+processor's message may quote what the output lane hid from the client). Content is recorded
+only when a user opts in, as the OpenTelemetry GenAI conventions treat message content:
+``configure_tracing(capture_content=True)``, :func:`capture_content`, or
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -29,7 +37,53 @@ if TYPE_CHECKING:
     from procession.chunks import Chunk
     from procession.results import StepResult, ToolCallInfo
 
-__all__ = ["HookCounts", "RunTrace", "start_run_trace", "use_tracer_provider"]
+__all__ = [
+    "CONTENT_VARIABLE",
+    "HookCounts",
+    "RunTrace",
+    "capture_content",
+    "capturing_content",
+    "start_run_trace",
+    "use_tracer_provider",
+]
+
+CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The OpenTelemetry GenAI environment variable that opts in to recording content."""
+
+_capture: bool | None = None
+
+
+def capture_content(enabled: object) -> None:
+    """Record content (error messages) on spans: ``True`` opts in, ``False`` opts out,
+    ``None`` follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (off unless
+    ``true``)."""
+    global _capture
+    if enabled is not None and not isinstance(enabled, bool):
+        from procession.errors import ConfigurationError
+
+        raise ConfigurationError(f"capture_content: expected True, False or None (got {enabled!r})")
+    _capture = enabled if isinstance(enabled, bool) else None
+
+
+def capturing_content() -> bool:
+    """Whether spans record content now (see :func:`capture_content`)."""
+    if _capture is not None:
+        return _capture
+    return os.environ.get(CONTENT_VARIABLE, "").strip().lower() == "true"
+
+
+def _fail(span: Span, kind: str, message: str, error: BaseException | None = None) -> None:
+    """Mark ``span`` failed: the error's type always, its message only with content capture."""
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_attribute("error.type", kind)
+    if capturing_content():
+        if error is not None:
+            span.record_exception(error)
+        span.set_status(Status(StatusCode.ERROR, message))
+    else:
+        span.set_status(Status(StatusCode.ERROR, kind))
+
 
 _provider: Any = None
 """A tracer provider procession uses instead of OpenTelemetry's global one, if set."""
@@ -181,14 +235,15 @@ class RunTrace:
         self.state.tracing.span = span
         return span
 
-    def end_hook(self, span: Span, outcome: str, data_chunks: int, error: str | None) -> None:
-        """The hook returned (``kept``, ``replaced``), stopped the run, or failed."""
+    def end_hook(
+        self, span: Span, outcome: str, data_chunks: int, error: str | None, *, kind: str = ""
+    ) -> None:
+        """The hook returned (``kept``, ``replaced``), stopped the run, or failed (``error``:
+        its message, content; ``kind``: its type)."""
         span.set_attribute("procession.hook.outcome", outcome)
         span.set_attribute("procession.hook.data_chunks", data_chunks)
         if error is not None:
-            from opentelemetry.trace import Status, StatusCode
-
-            span.set_status(Status(StatusCode.ERROR, error))
+            _fail(span, kind or "ProcessorError", error)
         span.end()
         self.state.tracing.span = self.step if self.step is not None else self.run
 
@@ -285,10 +340,7 @@ class RunTrace:
             if usage.output_tokens is not None:
                 span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
         if error is not None:
-            from opentelemetry.trace import Status, StatusCode
-
-            span.record_exception(error)
-            span.set_status(Status(StatusCode.ERROR, str(error)))
+            _fail(span, type(error).__name__, str(error), error)
         span.end()
         self.model = None
 
@@ -327,10 +379,12 @@ class RunTrace:
             self.end_model(None, error)
         self.run.set_attribute("procession.run.outcome", outcome)
         if error is not None:
-            from opentelemetry.trace import Status, StatusCode
-
-            self.run.set_status(Status(StatusCode.ERROR, str(error)))
+            _fail(self.run, type(error).__name__, str(error))
         self.run.end()
+
+    def tool_failed(self, span: Span, text: Any) -> None:
+        """A tool raised (``text``: its error text, content)."""
+        _fail(span, "tool_error", str(text))
 
 
 def _stream_outcome(counts: HookCounts) -> str:

@@ -91,7 +91,13 @@ async def worker(url: str, dsn: str, schema: str, executor: str) -> None:
     storage = PostgresStorage(dsn, schema=schema)
     pool = await asyncpg.create_pool(dsn, min_size=1, max_size=4)
     agent = shop_agent(Memory(storage), pool, schema, executor)
-    runs = DurableRuns([agent], database_url=url, executor_id=executor, recovery_interval=0.2)
+    runs = DurableRuns(  # the soak reads when each call was recorded: checkpoints are kept
+        [agent],
+        database_url=url,
+        executor_id=executor,
+        recovery_interval=0.2,
+        keep_checkpoints=True,
+    )
     await runs.launch()
     print("ready", flush=True)
     await asyncio.Event().wait()

@@ -76,5 +76,5 @@ async def test_two_executions_cannot_both_record_a_call(checkpoints: Checkpoints
     await one.record("run-1:tool:0:0:c1", (True, "first"))
     with pytest.raises(CheckpointConflict, match="recorded by another execution"):
         await other.record("run-1:tool:0:0:c1", (True, "second"))
-    assert (await checkpoints.run("run-1")).get("run-1:tool:0:0:c1") == (True, (True, "first"))
+    assert (await checkpoints.run("run-1")).get("run-1:tool:0:0:c1") == (True, [True, "first"])
     assert other.get("run-1:tool:0:0:c2") == (False, None)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from procession import Agent, ConfigurationError, Processor, tool
+from procession import Agent, Processor, ProcessorError, tool
 from procession.durable import DBOSApprovals, DurableRuns, check_states
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
@@ -97,6 +97,7 @@ async def test_processor_state_json_cannot_hold_fails_the_durable_run(runs: Dura
     summary = await run.result()
     assert summary["status"] == "error"
     assert "keeps" in summary["error"]
+    assert "'seen'" in summary["error"]
     assert "JSON" in summary["error"]
 
 
@@ -111,5 +112,5 @@ async def test_processor_states_are_a_read_only_view_of_the_run() -> None:
     assert "keeps" in states
     with pytest.raises(TypeError):
         states["other"] = {}  # type: ignore[index]
-    with pytest.raises(ConfigurationError, match="keeps"):
+    with pytest.raises(ProcessorError, match="keeps"):
         check_states(states)

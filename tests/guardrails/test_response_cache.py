@@ -250,3 +250,29 @@ async def test_in_memory_cache_evicts_the_least_recently_used() -> None:
     assert await cache.get("b") is None
     assert await cache.get("a") == 1
     assert len(cache) == 2
+
+
+@pytest.mark.asyncio
+async def test_sqlite_cache_seals_values_with_an_encryption_key(tmp_path: Path) -> None:
+    # issue 20: the cache stores raw chunks by design; with a key they rest encrypted
+    from cryptography.fernet import Fernet
+
+    key = Fernet.generate_key().decode()
+    path = tmp_path / "sealed.db"
+    sealed = SQLiteCache(path, encryption_key=key)
+    await sealed.set("k", {"text": "card 4111 1111 1111 1111"}, ttl=None)
+    assert await sealed.get("k") == {"text": "card 4111 1111 1111 1111"}
+    await sealed.close()
+    assert b"4111" not in path.read_bytes()
+    plain, other = (
+        SQLiteCache(path),
+        SQLiteCache(path, encryption_key=Fernet.generate_key().decode()),
+    )
+    assert await plain.get("k") is None  # sealed, and no key here: a miss
+    assert await other.get("k") is None  # another key: a miss, never served
+    await plain.set("planted", {"text": "poison"}, ttl=None)
+    await plain.close()
+    await other.close()
+    again = SQLiteCache(path, encryption_key=key)
+    assert await again.get("planted") is None  # not sealed by this key: never served
+    await again.close()

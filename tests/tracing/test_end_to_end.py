@@ -121,6 +121,27 @@ async def test_a_failed_tool_call_is_an_error_span(exporter: InMemorySpanExporte
     await agent.generate("Refund A-1")
     failed = _one(exporter.get_finished_spans(), "execute_tool refund")
     assert failed.status.status_code.name == "ERROR"
+    assert failed.status.description == "tool_error"  # the type, never the message (issue 20)
+    assert (failed.attributes or {})["error.type"] == "tool_error"
+
+
+@pytest.mark.asyncio
+async def test_a_failed_tool_call_carries_its_message_only_with_content_capture(
+    exporter: InMemorySpanExporter,
+) -> None:
+    from procession.tracing import capture_content
+
+    agent = support_agent(
+        Reply(tool_calls=[ToolCallScript("refund", {"order_id": "A-1"}, "call-9")]),
+        Reply(text=["The refund did not go through, sorry."]),
+        audit=False,
+    )
+    capture_content(True)
+    try:
+        await agent.generate("Refund A-1")
+    finally:
+        capture_content(None)
+    failed = _one(exporter.get_finished_spans(), "execute_tool refund")
     assert "no refunds for A-1" in (failed.status.description or "")
 
 

@@ -1,4 +1,5 @@
-"""The ``procession`` command line: ``run``, ``chat``, ``demo`` and ``serve`` (the ``cli`` extra).
+"""The ``procession`` command line: ``run``, ``chat``, ``demo``, ``serve`` and ``prune`` (the
+``cli`` extra).
 
 Each command is a module of this package with a ``register(commands, parents)`` function that
 adds its parser and sets its handler (``handler(args) -> exit status``); :data:`COMMANDS`
@@ -25,7 +26,7 @@ from procession.errors import ProcessionError
 
 __all__ = ["COMMANDS", "build_parser", "main"]
 
-COMMANDS: tuple[str, ...] = ("run", "chat", "demo", "serve")
+COMMANDS: tuple[str, ...] = ("run", "chat", "demo", "serve", "prune")
 """The command modules of :mod:`procession.cli`, in the order ``--help`` lists them."""
 
 logger = logging.getLogger("procession.cli")

@@ -15,7 +15,7 @@ See ``docs/scaling.md``.
 
 from procession.durable.approvals import DBOSApprovals
 from procession.durable.checkpoints import CheckpointConflict, Checkpoints, RunCheckpoints
-from procession.durable.journal import DBOSJournal, check_states
+from procession.durable.journal import DBOSJournal, check_states, stored_states
 from procession.durable.runs import (
     QUEUE,
     WORKFLOW,
@@ -40,4 +40,5 @@ __all__ = [
     "RunObserver",
     "check_states",
     "enqueue",
+    "stored_states",
 ]

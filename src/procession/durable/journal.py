@@ -19,9 +19,13 @@ stays a DBOS step.
 - **Commit**: the step stores the turn inside :func:`~procession.memory.commit_once`, so a
   worker dying between the commit and its checkpoint cannot store the turn twice (D13).
 
-Processor state must be JSON-serialisable in a durable run (it is rebuilt by executing the
-run again, and a value JSON cannot hold is a sign it would not be): :func:`check_states`
-raises :class:`~procession.errors.ConfigurationError` naming the processor.
+Processor state must have a JSON form in a durable run (it is rebuilt by executing the run
+again, and a value with no stored form is a sign it would not be): :func:`stored_states` is
+that form and :func:`check_states` raises :class:`~procession.errors.ProcessorError` (a
+server error, 500) naming the processor and the state key at the first checkpoint it fails.
+JSON values are their own form; a per-run working object (a redactor's stream scanner, a
+decision) gives one through a ``to_state()`` method; a chunk is its wire form, a set its
+sorted list, a pydantic model its JSON dump.
 """
 
 from __future__ import annotations
@@ -33,29 +37,70 @@ from typing import TYPE_CHECKING, Any
 
 from procession.chunks import Chunk
 from procession.durable.checkpoints import RunCheckpoints
-from procession.errors import ConfigurationError
+from procession.errors import ProcessorError
 from procession.journal import ToolOutcome
 from procession.memory.once import commit_once
 
 if TYPE_CHECKING:
     from dbos import StepOptions
 
-__all__ = ["DBOSJournal", "check_states"]
+__all__ = ["DBOSJournal", "check_states", "stored_states"]
 
 _FAILED = "__procession_failed__"
 _DONE = object()
 
 
-def check_states(states: Mapping[str, Any]) -> None:
-    """Raise ``ConfigurationError`` unless every processor's state is JSON-serialisable."""
+def _stored_form(value: Any) -> Any:
+    """The JSON form of a state value JSON cannot hold by itself (``json.dumps``'s hook)."""
+    to_state = getattr(value, "to_state", None)
+    if callable(to_state):
+        return to_state()
+    if isinstance(value, Chunk):
+        return value.to_dict()
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    model_dump = getattr(value, "model_dump", None)  # a pydantic model (structured output)
+    if callable(model_dump):
+        return model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} has no stored form (give it a to_state() method)")
+
+
+def stored_states(states: Mapping[str, Any]) -> dict[str, str]:
+    """Every processor's state in its stored (JSON) form, by processor id.
+
+    Raises:
+        ProcessorError: a state value has no JSON form (naming the processor and the key).
+    """
+    out: dict[str, str] = {}
     for processor_id, state in states.items():
         try:
-            json.dumps(state, allow_nan=False)
+            out[processor_id] = json.dumps(state, allow_nan=False, default=_stored_form)
         except (TypeError, ValueError) as error:
-            raise ConfigurationError(
-                f"processor {processor_id!r}: its state must be JSON-serialisable in a durable "
-                f"run ({error})"
+            key = _failing_key(state)
+            where = "its state" if key is None else f"its state key {key!r}"
+            raise ProcessorError(
+                processor_id,
+                "durable checkpoint",
+                f"{where} has no JSON form to store in a durable run ({error})",
             ) from None
+    return out
+
+
+def _failing_key(state: Any) -> str | None:
+    if not isinstance(state, Mapping):
+        return None
+    for key, value in state.items():
+        try:
+            json.dumps(value, allow_nan=False, default=_stored_form)
+        except (TypeError, ValueError):
+            return str(key)
+    return None
+
+
+def check_states(states: Mapping[str, Any]) -> None:
+    """Raise :class:`~procession.errors.ProcessorError` unless every processor's state has a
+    stored form (:func:`stored_states`)."""
+    stored_states(states)
 
 
 def _options(key: str) -> StepOptions:

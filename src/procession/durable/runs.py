@@ -31,7 +31,7 @@ from procession._checks import check_seconds, wrong
 from procession.agent import Agent
 from procession.chunks import Chunk
 from procession.durable.approvals import DBOSApprovals
-from procession.durable.checkpoints import Checkpoints
+from procession.durable.checkpoints import Checkpoints, Sealer
 from procession.durable.journal import DBOSJournal
 from procession.errors import ConfigurationError, ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, advisory_key
@@ -175,6 +175,12 @@ class DurableRuns:
         recovery_interval: Seconds between looks for dead workers' runs (PostgreSQL).
         app_version: DBOS's application version: workers of one deployment must share it.
         observer: Told about every run executed in this worker.
+        encryption_key: Fernet key(s) sealing what the run stores at rest (checkpoints, and
+            DBOS's workflow inputs, outputs and steps); default ``PROCESSION_DURABLE_KEY``;
+            unset: stored in the clear (see "What is stored where" in ``docs/scaling.md``).
+            Every worker of a database needs the same key.
+        keep_checkpoints: Keep a run's checkpoints (its model's raw output) after it ends,
+            for an audit of its calls; by default they are deleted when the run ends.
 
     Raises:
         ConfigurationError: a bad argument, or a second ``DurableRuns`` in one process
@@ -191,8 +197,16 @@ class DurableRuns:
         recovery_interval: float = 0.5,
         app_version: str = "procession",
         observer: RunObserver | None = None,
+        encryption_key: str | None = None,
+        keep_checkpoints: bool = False,
     ) -> None:
         self.agents = _agents(agents)
+        if not isinstance(keep_checkpoints, bool):
+            raise wrong("keep_checkpoints", keep_checkpoints, "True or False")
+        self.keep_checkpoints = keep_checkpoints
+        if encryption_key is not None and not isinstance(encryption_key, str):
+            raise wrong("encryption_key", "<hidden>", "Fernet keys as a string")
+        self.sealer = Sealer.configured(encryption_key)
         if not isinstance(database_url, str) or not database_url.startswith(
             ("postgresql://", "postgres://", "sqlite:///")
         ):
@@ -229,22 +243,23 @@ class DurableRuns:
         if self.postgres:  # alive for as long as this session is (before DBOS can run)
             self._lease = await _take_lease(self.database_url, self.executor_id)
         _register()
-        DBOS(
-            config={
-                "name": "procession",
-                "system_database_url": self.database_url,
-                "executor_id": self.executor_id,
-                "application_version": self.app_version,
-                "log_level": "WARNING",
-            }
-        )
+        config: Any = {
+            "name": "procession",
+            "system_database_url": self.database_url,
+            "executor_id": self.executor_id,
+            "application_version": self.app_version,
+            "log_level": "WARNING",
+        }
+        if self.sealer is not None:
+            config["serializer"] = sealed_serializer(self.sealer)
+        DBOS(config=config)
         DBOS.launch()
         await DBOS.register_queue_async(QUEUE, polling_interval_sec=0.1)
         self._launched = True
         if self.postgres and self._lease is None:  # the database was created just now
             self._lease = await _take_lease(self.database_url, self.executor_id, exists=False)
         if self.postgres:
-            self._checkpoints = await Checkpoints.open(self.database_url)
+            self._checkpoints = await Checkpoints.open(self.database_url, sealer=self.sealer)
             self._recovery = asyncio.create_task(self._recover_forever())
 
     async def close(self) -> None:
@@ -365,6 +380,8 @@ class DurableRuns:
             raise
         finally:
             self._executing.pop(run_id, None)
+            if finished and self._checkpoints is not None and not self.keep_checkpoints:
+                await self._checkpoints.forget(run_id)
             self.observer.closed(run_id, error, finished=finished)
             if follower is not None:
                 follower.put(_END)
@@ -479,6 +496,7 @@ async def enqueue(
     *,
     run_id: str | None = None,
     app_version: str = "procession",
+    encryption_key: str | None = None,
     **options: Any,
 ) -> str:
     """Queue a run for any worker of ``database_url`` from a process that runs none (DBOS's
@@ -486,7 +504,9 @@ async def enqueue(
     from dbos import DBOSClient
 
     run_id = run_id or f"run_{uuid.uuid4().hex}"
-    client = DBOSClient(system_database_url=database_url)
+    sealer = Sealer.configured(encryption_key)
+    extra: dict[str, Any] = {} if sealer is None else {"serializer": sealed_serializer(sealer)}
+    client = DBOSClient(system_database_url=database_url, **extra)
     try:
         await client.enqueue_async(
             {
@@ -501,6 +521,29 @@ async def enqueue(
     finally:
         client.destroy()
     return run_id
+
+
+def sealed_serializer(sealer: Sealer) -> Any:
+    """A DBOS serializer sealing what DBOS stores (workflow inputs, outputs, step outputs,
+    messages, events) with ``sealer``: DBOS's own encoding, encrypted and authenticated, so
+    a row nobody with the key wrote is refused before it is decoded (DBOS's values include
+    exceptions, which JSON cannot hold; only what this key sealed is ever unpickled)."""
+    import pickle
+
+    from dbos import Serializer
+
+    class Sealed(Serializer):
+        def serialize(self, data: Any) -> str:
+            return sealer.seal(pickle.dumps(data)).decode()
+
+        def deserialize(self, serialized_data: str) -> Any:
+            plain = sealer.open(serialized_data.encode(), "DBOS record")
+            return pickle.loads(plain)  # authenticated: only what our key sealed
+
+        def name(self) -> str:
+            return "procession_sealed"
+
+    return Sealed()
 
 
 async def _is_first() -> bool:

@@ -251,10 +251,8 @@ async def _run_one(
         else:  # a durable run: a checkpointed call is not made again
             key = f"{state.run_id}:tool:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
             outcomes[index] = await journal.tool_call(key, lambda: _execute(tool, args, context))
-        if span is not None and not outcomes[index][0]:
-            from opentelemetry.trace import Status, StatusCode
-
-            span.set_status(Status(StatusCode.ERROR, outcomes[index][1]))
+        if span is not None and not outcomes[index][0] and state.trace is not None:
+            state.trace.tool_failed(span, outcomes[index][1])
     finally:
         if span is not None:
             span.end()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from procession._tracing import use_tracer_provider
+from procession._tracing import capture_content, capturing_content, use_tracer_provider
 from procession.errors import ConfigurationError
 from procession.tracing import attributes
 from procession.tracing.records import (
@@ -62,6 +62,8 @@ __all__ = [
     "TimelineEntry",
     "TraceStore",
     "attributes",
+    "capture_content",
+    "capturing_content",
     "configure_tracing",
     "console_exporter",
     "otlp_exporter",

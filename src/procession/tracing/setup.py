@@ -178,6 +178,7 @@ def configure_tracing(
     resource_attributes: Mapping[str, str | bool | int | float] | None = None,
     sampler: Sampler | None = None,
     set_global: bool = True,
+    capture_content: bool | None = None,
 ) -> TracerProvider:
     """Build an SDK tracer provider exporting procession's spans, and (by default) install it.
 
@@ -194,6 +195,10 @@ def configure_tracing(
             ``OTEL_TRACES_SAMPLER`` says otherwise).
         set_global: Install the provider as OpenTelemetry's global tracer provider, which the
             loop's tracer follows. OpenTelemetry lets it be set once per process.
+        capture_content: Record content on spans (error messages, which may quote what the
+            output lane hid from the client): ``True`` opts in; ``None`` (default) follows
+            ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (off unless ``true``).
+            By default spans name an error's type only.
 
     Raises:
         ConfigurationError: no exporter, an unknown exporter, a bad argument, or
@@ -215,6 +220,10 @@ def configure_tracing(
             " allows one per process); pass set_global=False, or add the exporter to that"
             " provider with provider.add_span_processor(BatchSpanProcessor(exporter))"
         )
+    from procession._tracing import capture_content as capture
+
+    if capture_content is not None:
+        capture(capture_content)
     resource = Resource.create({**_attributes(resource_attributes), "service.name": service_name})
     chosen = [_exporter(choice) for choice in exporters]
     provider = TracerProvider(resource=resource, sampler=sampler)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from procession.errors import StorageError
 from procession.processors.builtin.options import check_int, check_number, option_error
 
 if TYPE_CHECKING:
@@ -98,12 +99,32 @@ class InMemoryCache:
         return len(dead)
 
 
+_TOKEN = "gAAAAA"  # how a Fernet token begins
+
+
+def _sealer(key: str | None) -> Any:
+    if key is None:
+        return None
+    from procession.durable.checkpoints import Sealer
+
+    return Sealer([part for part in key.split(",") if part.strip()])
+
+
 class SQLiteCache:
     """A cache in one SQLite file (WAL mode: readers in other processes are not blocked).
+
+    It stores what it caches by design: with ``ResponseCache`` that is the model's raw
+    chunks, before the output lane redacts them (a hit replays them through the lane), so the
+    file holds what the client was never shown, until the entry's ``ttl`` ends (expired
+    entries go at the next read of their key or at :meth:`purge`). Protect the file, keep the
+    ``ttl`` short, or give ``encryption_key`` (see ``docs/guardrails/caching.md``).
 
     Args:
         path: The database file (created if missing) or ``":memory:"``.
         busy_timeout: Seconds a writer waits for another process's write.
+        encryption_key: Fernet key(s), comma-separated, the first encrypting (as
+            ``DurableRuns(encryption_key=...)``; needs ``cryptography``): values are sealed
+            at rest, and a value this key did not seal is a miss, never served.
     """
 
     def __init__(
@@ -112,9 +133,13 @@ class SQLiteCache:
         *,
         busy_timeout: float = 10.0,
         clock: Callable[[], float] = time.time,
+        encryption_key: str | None = None,
     ) -> None:
         if not isinstance(path, str | os.PathLike):
             raise option_error("SQLiteCache", "path", path, "a file path or ':memory:'")
+        if encryption_key is not None and not isinstance(encryption_key, str):
+            raise option_error("SQLiteCache", "encryption_key", "<hidden>", "Fernet keys")
+        self._sealer = _sealer(encryption_key)
         self.path = os.fspath(path)
         self._busy_ms = int(check_number("SQLiteCache", "busy_timeout", busy_timeout, 0) * 1000)
         self._clock = clock
@@ -159,11 +184,24 @@ class SQLiteCache:
             return str(row[0])
 
         text = await self._run(work)
-        return None if text is None else json.loads(text)
+        if text is None:
+            return None
+        if self._sealer is not None:
+            if not text.startswith(_TOKEN):
+                return None  # not sealed by this key: a miss
+            try:
+                text = self._sealer.open(text.encode(), f"SQLiteCache {self.path}").decode()
+            except StorageError:
+                return None
+        elif text.startswith(_TOKEN):
+            return None  # sealed, and no key here
+        return json.loads(text)
 
     async def set(self, key: str, value: Any, ttl: float | None) -> None:
-        """Store ``value`` as JSON."""
+        """Store ``value`` as JSON (sealed with ``encryption_key`` when given)."""
         text = json.dumps(value, separators=(",", ":"))
+        if self._sealer is not None:
+            text = self._sealer.seal(text.encode()).decode()
         expires = None if ttl is None else self._clock() + ttl
 
         def work(conn: sqlite3.Connection) -> None:

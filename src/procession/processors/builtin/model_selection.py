@@ -84,6 +84,19 @@ class ModelDecision:
     answers: Answers | None = None
     reason: str = ""
 
+    def to_state(self) -> dict[str, Any]:
+        """The stored form in a durable run's checkpoint check (the model by its id)."""
+        model = self.model
+        if model is not None and not isinstance(model, str):
+            model = f"{getattr(model, 'provider', '')}/{getattr(model, 'model_id', '')}"
+        return {
+            "model": model,
+            "name": self.name,
+            "probability": self.probability,
+            "answers": self.answers,
+            "reason": self.reason,
+        }
+
 
 @dataclass
 class SelectionVerdict:

@@ -114,6 +114,10 @@ class RedactionEngine:
         )
         self._plan = _plan(self.detectors)
 
+    def to_state(self) -> dict[str, Any]:
+        """The stored form of a per-run engine (its detector types; rebuilt by replay)."""
+        return {"detectors": [d.type for d in self.detectors], "hold": self.hold}
+
     def scanner(self) -> StreamScanner:
         """A fresh stream state."""
         return StreamScanner(self)
@@ -324,6 +328,11 @@ class StreamScanner:
         self.room = engine.batch
         self._skip: re.Pattern[str] | None = None
         self._skip_type = ""
+
+    def to_state(self) -> dict[str, Any]:
+        """The stored form in a durable run's checkpoint check: how much is held, never the
+        held (unredacted) text; replay rebuilds the scanner."""
+        return {"held": len(self.held), "room": self.room}
 
     def reset(self) -> None:
         """Forget the held text (a rejected attempt's text is never released)."""

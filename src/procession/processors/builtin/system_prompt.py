@@ -133,6 +133,11 @@ class PromptLeakEngine:
                 link[current] = clone
         return current
 
+    def to_state(self) -> dict[str, Any]:
+        """The stored form of the run's engine: its bounds, never the system text (it is
+        rebuilt from the run's messages by replay)."""
+        return {"min_length": self.min_length, "hold": self.hold}
+
     def scanner(self, batch: int | None = None) -> PromptLeakScanner:
         """A fresh stream state (``batch``: see ``RedactionEngine``)."""
         return PromptLeakScanner(self, batch)

@@ -7,6 +7,11 @@ its own resource's runs (another resource's run is 404, like a missing one); wit
 server on loopback) every run, or one resource's when the query names it.
 
 Times go out as ISO 8601 strings, never as nanosecond integers, which JavaScript cannot hold.
+
+A run's timeline hands the caller only what a client of the run was allowed to see: a span's
+status message is its error's type (``error.type``), never the message, and exception events
+lose their message and stack trace, even when the trace store holds them (content capture is
+for the operator's telemetry, not for Studio's callers).
 """
 
 from __future__ import annotations
@@ -100,8 +105,22 @@ def run_json(run: Any) -> dict[str, Any]:
     }
 
 
+_CONTENT = frozenset({"exception.message", "exception.stacktrace"})
+"""Span and event attributes that carry content (what the output lane may have hidden)."""
+
+
 def _attributes(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+    return {
+        k: list(v) if isinstance(v, tuple) else v for k, v in values.items() if k not in _CONTENT
+    }
+
+
+def _status_message(span: Any) -> str | None:
+    """The span's error type, never its message (which may quote hidden content)."""
+    if span.status_message is None:
+        return None
+    kind = span.attributes.get("error.type")
+    return str(kind) if kind is not None else "error"
 
 
 def _span_json(entry: Any, run_start_ns: int) -> dict[str, Any]:
@@ -115,7 +134,7 @@ def _span_json(entry: Any, run_start_ns: int) -> dict[str, Any]:
         "offsetMs": round(entry.offset_ms, 3),
         "durationMs": round(span.duration_ms, 3),
         "status": span.status,
-        "statusMessage": span.status_message,
+        "statusMessage": _status_message(span),
         "attributes": _attributes(span.attributes),
         "events": [
             {
