@@ -325,6 +325,10 @@ class StreamScanner:
         self._skip: re.Pattern[str] | None = None
         self._skip_type = ""
 
+    def rebind(self, engine: RedactionEngine) -> None:
+        """Scan what comes next with ``engine`` (a run's own, once it knows more)."""
+        self._engine = engine
+
     def reset(self) -> None:
         """Forget the held text (a rejected attempt's text is never released)."""
         self.held = ""
