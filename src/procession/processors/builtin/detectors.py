@@ -111,10 +111,15 @@ class Detector:
     """This detector's part of its family's pass: a pattern matching (a superset of) what
     follows the family's head in every match (for the ``literal`` family, a pattern every
     match contains, led by a literal character)."""
+    resume: str = ""
+    """Where a match was valid only in part (two cards in a row), what may start the next
+    match right after the valid part, separators first (``""``: the search goes on)."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    resumed: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
+        object.__setattr__(self, "resumed", re.compile(self.resume) if self.resume else None)
         if not self.placeholder:
             object.__setattr__(self, "placeholder", f"[{self.type.upper().replace('-', '_')}]")
 
@@ -148,8 +153,18 @@ class Detector:
                 length = validate(match.group())
                 if length > 0:
                     out.append(Detection(self.type, start, start + length, match.group()[:length]))
+                    if self.resumed is not None:  # a card right after a card
+                        gap = _RESUME_GAP.match(text, start + length)
+                        after = gap.end() if gap is not None else start + length
+                        follow = self.resumed.match(text, after, limit)
+                        if follow is not None:  # what follows the valid part, searched again
+                            match = follow
+                            continue
             match = compiled.search(text, end if end > start else end + 1)
         return out
+
+
+_RESUME_GAP = re.compile(r"[ \t|\n.\-/_,]{0,8}")
 
 
 # -- the matching copy ------------------------------------------------------------------------
@@ -184,6 +199,8 @@ def _matching_table() -> dict[int, str]:
     table.update({ord(c): "-" for c in _DASHES})
     table.update({ord(c): "-" for c in _INVISIBLE})
     table[0x2024] = "."  # one-dot leader
+    for dot in "\u00b7\u30fb\uff65":  # middle dots separate groups, as a space does
+        table[ord(dot)] = " "
     return table
 
 
@@ -235,19 +252,63 @@ def _luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-_CARD_SEPARATORS = re.compile(r"  |[ .\-]")
+_CARD_GROUPS = re.compile(r"[0-9]+")
+_CARD_CUTS = re.compile(r"[^0-9]+")
+
+# (issuer prefix, lengths): Visa, Mastercard, American Express, Discover, JCB, Diners Club,
+# UnionPay, Maestro, Mir, RuPay, Troy... A Luhn-valid number of another prefix or length (an
+# IMEI's 15 digits led by a 4, a reference) is not a card.
+_ISSUERS: tuple[tuple[tuple[str, ...], frozenset[int]], ...] = (
+    (("4",), frozenset((13, 16, 19))),
+    (("34", "37"), frozenset((15,))),
+    (("51", "52", "53", "54", "55"), frozenset((16,))),
+    (tuple(str(n) for n in range(2221, 2721)), frozenset((16,))),
+    (("2200", "2201", "2202", "2203", "2204"), frozenset((16, 17, 18, 19))),
+    (("6011", "644", "645", "646", "647", "648", "649", "65"), frozenset((16, 17, 18, 19))),
+    (("62", "81"), frozenset((16, 17, 18, 19))),
+    (tuple(str(n) for n in range(3528, 3590)), frozenset((16, 17, 18, 19))),
+    (("300", "301", "302", "303", "304", "305", "36", "38", "39"), frozenset(range(14, 20))),
+    (("50", "56", "57", "58", "6", "60", "63", "67", "69"), frozenset(range(13, 20))),
+    (("9792",), frozenset((16,))),
+)
+_ISSUER_LENGTHS: dict[str, frozenset[int]] = {}
+for _prefixes, _lengths in _ISSUERS:
+    for _prefix in _prefixes:
+        _ISSUER_LENGTHS[_prefix] = _ISSUER_LENGTHS.get(_prefix, frozenset()) | _lengths
+del _prefixes, _lengths, _prefix
+
+
+def _issued(digits: str) -> bool:
+    """Whether ``digits`` have a card issuer's prefix and one of its lengths."""
+    size = len(digits)
+    for cut in (4, 3, 2, 1):
+        lengths = _ISSUER_LENGTHS.get(digits[:cut])
+        if lengths is not None and size in lengths:
+            return True
+    return False
+
+
+def _card_ok(text: str) -> bool:
+    digits = "".join(_CARD_GROUPS.findall(text))
+    if not 13 <= len(digits) <= 19 or not _issued(digits) or not _luhn_ok(digits):
+        return False
+    groups = [len(g) for g in _CARD_GROUPS.findall(text)]
+    # "4 1 1 1 ..." is not a card; a 13-digit card may be grouped 4-4-4-1
+    return len(groups) == 1 or min(groups) >= 3 or groups == [4, 4, 4, 1]
 
 
 def _card(text: str) -> int:
-    if text[0] not in "23456":  # the issuer digit (a match starts with a digit)
+    """The longest prefix of ``text``, cut after a group, that is a card (0: none)."""
+    if text[0] not in "234569":  # the issuer digit (a match starts with a digit)
         return 0
-    digits = _compact(text)
-    if not 13 <= len(digits) <= 19 or digits[0] not in "23456" or not _luhn_ok(digits):
-        return 0
-    groups = _CARD_SEPARATORS.split(text)
-    if len(groups) > 1 and min(len(g) for g in groups) < 3:  # "4 1 1 1 ..." is not a card
-        return 0
-    return len(text)
+    if _card_ok(text):
+        return len(text)
+    for cut in reversed(list(_CARD_CUTS.finditer(text))):
+        if count_digits(text[: cut.start()]) < 13:
+            break
+        if _card_ok(text[: cut.start()]):
+            return cut.start()
+    return 0
 
 
 def _ssn(text: str) -> int:
@@ -462,6 +523,9 @@ def literal_prefix(word: str) -> str:
 
 
 _NO_DIGIT_BEFORE = r"(?<![0-9])(?<![0-9][ .\-])(?<![0-9]  )"
+_CARD_SEP = r"(?:[ \t|\n]{1,8}|[.\-/_,]| - )"
+"""What may separate a card's groups: runs of spaces, tabs, line breaks or table bars (a
+card split over lines or cells), one of ``. - / _ ,``, or `` - ``."""
 
 
 def _lead(first: str, *before: str) -> str:
@@ -543,12 +607,13 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         "credit-card",
         # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
         # let through, so a number led by another digit is skipped as a rejected match was
-        _lead("[2-6]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
-        + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
-        _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
+        _lead("[2-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + rf"(?=[0-9 .\-/_,\t|\n]{{12}})(?:{_CARD_SEP}?[0-9]){{12,18}}(?![0-9])",
+        _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-/_,\t|\n]{0,150}\Z",
         _card,
         trigger="",
         min_digits=13,
+        resume=rf"[2-69](?:{_CARD_SEP}?[0-9]){{12,18}}(?![0-9])",
     )
     email = Detector(
         "email",

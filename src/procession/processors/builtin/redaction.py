@@ -247,7 +247,7 @@ _NON_SPACE = re.compile(r"\S*")
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
-_GROUPED = "0123456789().+-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_GROUPED = "0123456789().+-/_,|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """What the groups of spaced shapes are made of (cards, phone numbers, IBANs, ids)."""
 _KEYWORDS = frozenset(
     (
@@ -263,7 +263,7 @@ def _superset_start(norm: str, offset: int) -> int:
     start = max(len(norm.rstrip(_PRINTABLE)), offset)
     while start > offset:
         gap = start
-        while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t":
+        while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t\n":
             gap -= 1
         if gap in (start, offset) or start - gap > 8:
             break
@@ -280,7 +280,7 @@ def _superset_start(norm: str, offset: int) -> int:
         if not joined:
             break
         start = gap - joined
-        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t"):
+        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t\n"):
             break  # a partial token, or one after a non-space character
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
