@@ -218,8 +218,16 @@ _MAPPED = re.compile(
 )
 
 
+_ESCAPED = re.compile(r"\\[nrt]")
+"""A JSON or string-literal escape (``\\n``, ``\\t``, ``\\r``): two spaces in the matching
+copy, so that the ``n`` of ``\\nsk-...`` does not pass for a word character before a key, and
+a PEM body with escaped line breaks stays one body."""
+
+
 def matching_text(text: str) -> str:
     """The copy of ``text`` detectors run on (same length, same offsets)."""
+    if "\\" in text:
+        text = _ESCAPED.sub("  ", text)
     if text.isascii() or _MAPPED.search(text) is None:
         return text
     return text.translate(MATCHING_TABLE)
@@ -331,7 +339,31 @@ def _iban(text: str) -> int:
 def _bitcoin(text: str) -> int:
     from stdnum import bitcoin
 
-    return len(text) if bitcoin.is_valid(text) else 0
+    return len(text) if bitcoin.is_valid(text) or _bech32m_ok(text) else 0
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BECH32_GENERATOR = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+
+
+def _bech32m_ok(text: str) -> bool:
+    """A segwit v1+ (taproot) address: BIP 350's bech32m checksum, which ``stdnum`` lacks."""
+    lower = text.lower()
+    if lower != text and text.upper() != text:
+        return False
+    hrp, _, data = lower.rpartition("1")
+    if hrp not in ("bc", "tb") or len(data) < 8 or any(c not in _BECH32 for c in data):
+        return False
+    values = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
+    values += [_BECH32.index(c) for c in data]
+    check = 1
+    for value in values:
+        top = check >> 25
+        check = (check & 0x1FFFFFF) << 5 ^ value
+        for bit, generator in enumerate(_BECH32_GENERATOR):
+            if (top >> bit) & 1:
+                check ^= generator
+    return check == 0x2BC830A3 and _BECH32.index(data[0]) >= 1
 
 
 def _stdnum(module_name: str) -> Validator:
@@ -564,22 +596,74 @@ _KEY_PREFIXES = (
 )  # fmt: skip
 _ASSIGNED = (
     r"api[_\-]?key|apikey|api[_\-]?secret|secret[_\-]?key|access[_\-]?token|auth[_\-]?token"
-    r"|client[_\-]?secret|aws_secret_access_key|password|passwd"
+    r"|client[_\-]?secret|aws_secret_access_key|secret[_\-]?access[_\-]?key|password|passwd"
 )
 _ASSIGNED_BY_LETTER = (
     r"(?<=a)(?:pi[_\-]?key|pikey|pi[_\-]?secret|ccess[_\-]?token|uth[_\-]?token"
-    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?key|(?<=c)lient[_\-]?secret|(?<=p)(?:assword|asswd)"
+    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?(?:access[_\-]?)?key|(?<=c)lient[_\-]?secret"
+    r"|(?<=p)(?:assword|asswd)"
 )
 """``_ASSIGNED`` without the first letter (which must precede it), in the same order."""
 _VALUE = r"[A-Za-z0-9_\-./+=~!@#$%^&*]"
 _ASSIGNED_WORDS = (
     "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key", "secret-key",
     "access_token", "access-token", "auth_token", "auth-token", "client_secret",
-    "client-secret", "aws_secret_access_key", "password", "passwd",
+    "client-secret", "aws_secret_access_key", "secretaccesskey", "secret_access_key",
+    "secret-access-key", "password", "passwd",
 )  # fmt: skip
 
 
+_MORE_KEYS = (
+    r"SK[0-9a-fA-F]{32}",  # Twilio API key
+    r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",  # Shopify
+    r"key-[0-9a-zA-Z]{32}",  # Mailgun
+    r"do[por]_v1_[a-f0-9]{64}",  # DigitalOcean
+    r"gsk_[A-Za-z0-9]{40,}",  # Groq
+    r"dapi[0-9a-f]{32}(?:-[0-9]+)?",  # Databricks
+    r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{32,33}",  # Telegram bot token
+    r"(?:xai|pplx|r8|sk-or-v1|lin_api|pat)[_\-][A-Za-z0-9_\-]{30,}",  # xAI, Perplexity...
+)
+"""Key formats beyond :data:`_KEY_SHAPES`, searched in a pass of their own."""
+_MORE_KEYS_PREFIX = (
+    r"(?<![A-Za-z0-9_\-])(?:S(?:K[0-9a-fA-F]{0,32})?|s(?:h(?:p(?:[acps][atsa]?_?[a-fA-F0-9]{0,32})?)?)?"
+    r"|k(?:e(?:y(?:-[0-9a-zA-Z]{0,32})?)?)?|d(?:o(?:[por](?:_(?:v(?:1(?:_[a-f0-9]{0,64})?)?)?)?)?)?"
+    r"|g(?:s(?:k(?:_[A-Za-z0-9]*)?)?)?|d(?:a(?:p(?:i[0-9a-f]{0,32}(?:-[0-9]*)?)?)?)?"
+    r"|[0-9]{1,10}(?::(?:A(?:A[0-9A-Za-z_\-]{0,33})?)?)?"
+    r"|(?:x(?:a(?:i)?)?|p(?:p(?:l(?:x)?)?|a(?:t)?)?|r(?:8)?|l(?:i(?:n(?:_(?:a(?:p(?:i)?)?)?)?)?)?"
+    r"|s(?:k(?:-(?:o(?:r(?:-(?:v(?:1)?)?)?)?)?)?)?)(?:[_\-][A-Za-z0-9_\-]*)?)\Z"
+)
 _KEY_TRIGGER = r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\."
+
+
+_CLOSE = r"(?:[\"'`\]]|\*{1,2})"
+"""What may close a keyword before its ``:`` or ``=``: a quote, a backtick, ``]``, bold."""
+_ASSIGNMENT = re.compile(r"[:=][ \t]{0,3}[\"'`]?")
+_PLACEHOLDER = re.compile(
+    r"(?i)(?:[A-Z_]*(?:YOUR|HERE|EXAMPLE|PLACEHOLDER|CHANGE_?ME|REPLACE|XXXX|\*\*\*)[A-Z_]*"
+    r"|(?:process\.env|os\.environ|os\.getenv|env|config|settings|self|this)(?:\.[A-Za-z_.]+)?"
+    r"|\$.*|<.*|\{.*)"
+)
+"""A value that names a secret instead of holding one: ``YOUR_ACCESS_TOKEN_HERE``,
+``process.env.OPENAI_API_KEY``, ``$API_KEY``, ``<token>``, ``{{token}}``."""
+
+
+def _assigned_value(text: str) -> int:
+    """``api_key = <value>``: valid unless the value is a placeholder or a reference."""
+    found = _ASSIGNMENT.search(text)
+    value = text[found.end() :] if found else text
+    if _PLACEHOLDER.fullmatch(value) or (value.isupper() and "_" in value):
+        return 0
+    return len(text)
+
+
+_SLUG = re.compile(r"[a-z]+(?:-[a-z0-9]{1,15}){2,}")
+"""``sk-hynix-reports-record...``: a URL slug, not a key (keys mix cases)."""
+
+
+def _key(text: str) -> int:
+    if text.startswith("sk-") and _SLUG.fullmatch(text, 3):
+        return 0
+    return len(text)
 
 
 def _any_prefix(words: Sequence[str]) -> str:
@@ -657,6 +741,7 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         f"(?<![{_TOKEN}])(?:{'|'.join(_KEY_SHAPES)})",
         f"(?<![{_TOKEN}])(?:(?:{_any_prefix(_KEY_PREFIXES)})|"
         rf"(?:{'|'.join(re.escape(p) for p in _KEY_PREFIXES)})[A-Za-z0-9_\-.]*)\Z",
+        _key,
         continuation=r"[A-Za-z0-9_\-.]*",
         placeholder="[API_KEY]",
         # a literal of every shape, each led by a literal character: `re` skips to those
@@ -665,15 +750,34 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         sketch=r"_(?<=k_)|_(?<=gh[pousr]_)|_pat_|_(?<=npm_)|_(?<=hf_)|_(?<=whsec_)"
         r"|-(?<=k-)|-(?<=xox[abposr]-)|-(?<=xapp-)|-(?<=glpat-)|AIza|\.(?<=SG\.)",
     )
+    more = Detector(
+        "api-key",
+        f"(?<![{_TOKEN}])(?:{'|'.join(_MORE_KEYS)})(?![A-Za-z0-9_\\-])",
+        _MORE_KEYS_PREFIX,
+        continuation=r"[A-Za-z0-9_\-]*",
+        placeholder="[API_KEY]",
+        trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_",
+    )
+    userinfo = Detector(
+        "api-key",
+        _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
+        + r"[A-Za-z0-9+.\-]{1,15}://[^\s:/@'\"<>]{0,64}:[^\s@/'\"<>]{1,128}@",
+        r"[A-Za-z][A-Za-z0-9+.\-]{0,15}(?::(?:/(?:/[^\s/@'\"<>]{0,200})?)?)?\Z",
+        continuation=r"[^\s@/'\"<>]*@?",
+        placeholder="[API_KEY]",
+        trigger="://",
+    )
     assigned = Detector(
         "api-key",
         # (?i:(?<![A-Za-z0-9_])(?:_ASSIGNED)...), led by the first letters of the words (and
         # U+017F, which (?i) matches as "s")
         "[AaSs\u017fCcPp]"
-        rf"(?i:(?<![A-Za-z0-9_].)(?:{_ASSIGNED_BY_LETTER})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
+        rf"(?i:(?<![A-Za-z0-9].)(?:{_ASSIGNED_BY_LETTER}){_CLOSE}?[ \t]{{0,3}}[:=][ \t]{{0,3}}"
+        r"[\"'`]?)"
         r"[A-Za-z0-9_\-./+=~!@#$%^&*]{8,}",
-        rf"(?i:(?<![A-Za-z0-9_])(?:{_any_prefix(_ASSIGNED_WORDS)}"
-        rf"|(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"']?{_VALUE}*)?))\Z",
+        rf"(?i:(?<![A-Za-z0-9])(?:{_any_prefix(_ASSIGNED_WORDS)}"
+        rf"|(?:{_ASSIGNED}){_CLOSE}?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"'`]?{_VALUE}*)?))\Z",
+        _assigned_value,
         continuation=r"[A-Za-z0-9_\-./+=~!@#$%^&*]*",
         placeholder="[API_KEY]",
         trigger="[:=]",
@@ -691,10 +795,10 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     bearer = Detector(
         "bearer-token",
-        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
+        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]{16,}",
         rf"(?<![A-Za-z0-9])(?:{_any_prefix(['Bearer', 'bearer'])}"
-        r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]*)\Z",
-        continuation=r"[A-Za-z0-9_\-.=~+/]*",
+        r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]*)\Z",
+        continuation=r"[A-Za-z0-9_\-.=~+/:]*",
         trigger="earer",
         family="literal",
         sketch="Bearer|bearer",
@@ -711,17 +815,18 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     private_key = Detector(
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY-----[A-Za-z0-9+/=\s]*",
+        r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[A-Z][A-Za-z\-]{1,20}: [^\n]{0,200}?(?:\n|  |\Z)|[A-Za-z0-9+/=]+|\s+)*",
         rf"(?:{literal_prefix('-----BEGIN ')}|-----BEGIN (?:[A-Z0-9]+ ){{0,3}}"
-        rf"(?:[A-Z0-9]*|(?:{literal_prefix('PRIVATE KEY-----')})"
-        r"|PRIVATE KEY-----[A-Za-z0-9+/=\s]*))\Z",
-        continuation=r"[A-Za-z0-9+/=\s]*",
+        rf"(?:[A-Z0-9]*|(?:{literal_prefix('PRIVATE KEY BLOCK-----')})"
+        r"|PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s:,\-]*))\Z",
+        continuation=r"[A-Za-z0-9+/=\s:,]*",
         trigger="-----BEGIN",
         family="literal",
         sketch="-----BEGIN",
     )
     return {
-        "api-key": (keys, assigned),
+        "api-key": (keys, more, assigned, userinfo),
         "aws-key": (aws,),
         "bearer-token": (bearer,),
         "jwt": (jwt,),
@@ -744,7 +849,8 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
         "ip-address",
-        rf"(?<![0-9A-Za-z.])(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
+        rf"(?<![0-9A-Za-z.])(?<!version )(?<!Version )(?<!release )(?<!Release )(?<!build )"
+        rf"(?<!Build )(?<!ersion: )(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
         r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
         trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
         min_digits=4,

@@ -253,9 +253,11 @@ _KEYWORDS = frozenset(
     (
         "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
         "secret-key", "access_token", "access-token", "auth_token", "auth-token",
-        "client_secret", "client-secret", "aws_secret_access_key", "password", "passwd", "",
+        "client_secret", "client-secret", "aws_secret_access_key", "secretaccesskey",
+        "secret_access_key", "secret-access-key", "password", "passwd", "",
     )
 )  # fmt: skip
+_KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
 
 
 def _superset_start(norm: str, offset: int) -> int:
@@ -296,7 +298,9 @@ def _joinable(token: str) -> int:
     grouped = len(token) - len(token.rstrip(_GROUPED))
     if grouped:
         return grouped
-    return len(token) if token.lower().strip("\"':=") in _KEYWORDS else 0
+    word = token.lower().strip("\"'`:=({[*]})")
+    # a keyword after ` ( { * [, or ending a name (OPENAI_API_KEY): its value may follow
+    return len(token) if word in _KEYWORDS or word.endswith(_KEYWORD_ENDS) else 0
 
 
 def _start(detection: Detection) -> int:
