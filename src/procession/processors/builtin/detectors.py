@@ -276,9 +276,14 @@ _ISSUERS: tuple[tuple[tuple[str, ...], frozenset[int]], ...] = (
     (("62", "81"), frozenset((16, 17, 18, 19))),
     (tuple(str(n) for n in range(3528, 3590)), frozenset((16, 17, 18, 19))),
     (("300", "301", "302", "303", "304", "305", "36", "38", "39"), frozenset(range(14, 20))),
-    (("50", "56", "57", "58", "6", "60", "63", "67", "69"), frozenset(range(13, 20))),
+    (("6",), frozenset(range(13, 20))),
+    (("50", "56", "57", "58", "60", "63", "67", "69"), frozenset(range(12, 20))),  # Maestro
+    (("35",), frozenset((16, 17, 18, 19))),  # JCB as generators write it
     (("9792",), frozenset((16,))),
-)
+    (("1800", "2131"), frozenset((15,))),  # JCB's older ranges
+    (("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "6390"),
+     frozenset(range(12, 20))),  # Maestro, down to 12 digits
+)  # fmt: skip
 _ISSUER_LENGTHS: dict[str, frozenset[int]] = {}
 for _prefixes, _lengths in _ISSUERS:
     for _prefix in _prefixes:
@@ -297,25 +302,31 @@ def _issued(digits: str) -> bool:
 
 
 def _card_ok(text: str) -> bool:
-    digits = "".join(_CARD_GROUPS.findall(text))
-    if not 13 <= len(digits) <= 19 or not _issued(digits) or not _luhn_ok(digits):
+    found = _CARD_GROUPS.findall(text)
+    digits = "".join(found)
+    if not 12 <= len(digits) <= 19 or not _issued(digits) or not _luhn_ok(digits):
         return False
-    groups = [len(g) for g in _CARD_GROUPS.findall(text)]
-    # "4 1 1 1 ..." is not a card; a 13-digit card may be grouped 4-4-4-1
-    return len(groups) == 1 or min(groups) >= 3 or groups == [4, 4, 4, 1]
+    groups = [len(g) for g in found[:-1]]
+    # "4 1 1 1 ..." is not a card; the last group may be short (4-4-4-1, 4-4-4-2); groups of
+    # two digits ("45 39 14 ...") are how cards are read out
+    if groups and max(len(g) for g in found) > 6:  # 266-4888488-4571451: an order number
+        return False
+    return not groups or min(groups) >= 3 or set(groups) == {2}
 
 
 def _card(text: str) -> int:
     """The longest prefix of ``text``, cut after a group, that is a card (0: none)."""
-    if text[0] not in "234569":  # the issuer digit (a match starts with a digit)
+    if text[0] not in "1234569":  # the issuer digit (a match starts with a digit)
         return 0
     if _card_ok(text):
         return len(text)
     for cut in reversed(list(_CARD_CUTS.finditer(text))):
-        if count_digits(text[: cut.start()]) < 13:
+        if count_digits(text[: cut.start()]) < 12:
             break
         if _card_ok(text[: cut.start()]):
             return cut.start()
+    if text.isdigit() and _card_ok(text[:-1]):  # a digit right after it ("...72521" + "1")
+        return len(text) - 1
     return 0
 
 
@@ -660,6 +671,32 @@ _SLUG = re.compile(r"[a-z]+(?:-[a-z0-9]{1,15}){2,}")
 """``sk-hynix-reports-record...``: a URL slug, not a key (keys mix cases)."""
 
 
+def _bearer(text: str) -> int:
+    """``Bearer <token>``: valid unless the token is a placeholder (``YOUR_TOKEN_HERE``)."""
+    value = text.split(None, 1)[-1]
+    if _PLACEHOLDER.fullmatch(value) or (value.isupper() and "_" in value):
+        return 0
+    return len(text)
+
+
+_USERINFO = re.compile(r"//([^:/@]*):([^@]*)@")
+
+
+def _userinfo(text: str) -> int:
+    """``scheme://user:password@``: valid unless the password is the user name or a
+    placeholder (``postgres:postgres@``, ``user:password@`` in documentation)."""
+    found = _USERINFO.search(text)
+    if found is None:
+        return 0
+    user, password = found.groups()
+    if password == user or _PLACEHOLDER.fullmatch(password) or password.lower() in _DOC_WORDS:
+        return 0
+    return len(text)
+
+
+_DOC_WORDS = frozenset(("password", "pass", "passwd", "secret", "changeme", "pwd", "xxx"))
+
+
 def _key(text: str) -> int:
     if text.startswith("sk-") and _SLUG.fullmatch(text, 3):
         return 0
@@ -691,24 +728,41 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         "credit-card",
         # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
         # let through, so a number led by another digit is skipped as a rejected match was
-        _lead("[2-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
-        + rf"(?=[0-9 .\-/_,\t|\n]{{12}})(?:{_CARD_SEP}?[0-9]){{12,18}}(?![0-9])",
+        _lead("[1-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + rf"(?=[0-9 .\-/_,\t|\n]{{11}})(?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-/_,\t|\n]{0,150}\Z",
         _card,
         trigger="",
-        min_digits=13,
-        resume=rf"[2-69](?:{_CARD_SEP}?[0-9]){{12,18}}(?![0-9])",
+        min_digits=12,
+        resume=rf"[1-69](?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
+    )
+    local = r"[A-Za-z0-9._%+\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
+    domain = (
+        r"@(?:[A-Za-z0-9\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff"
+        r"\uac00-\ud7af]{1,63}\.){1,30}(?:xn--[A-Za-z0-9\-]{1,59}|[A-Za-z]{2,24}"
+        r"|[\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{2,12})"
+        r"(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])"
+    )
+    domain_prefix = (
+        r"(?:@[A-Za-z0-9.\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff"
+        r"\uac00-\ud7af]{0,253})?\Z"
     )
     email = Detector(
         "email",
-        _lead("[A-Za-z0-9._%+\\-]", "[A-Za-z0-9._%+\\-]")
-        + r"[A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
-        r"[A-Za-z]{2,24}(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}(?:@[A-Za-z0-9.\-]{0,253})?\Z",
-        continuation=r"[A-Za-z0-9._%+\-@]*",
+        # IDN domains (münchen.de, почта.рф), punycode TLDs (xn--p1ai), accented local parts
+        _lead(local, local) + local + "{0,63}" + domain,
+        f"(?<!{local}){local}{{1,64}}" + domain_prefix,
+        continuation=r"[A-Za-z0-9._%+\-@\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]*",
         trigger="@",
         family="literal",
         sketch="@",
+    )
+    quoted = Detector(
+        "email",
+        r'"[^"\\\n]{1,62}"' + domain,
+        r'"[^"\\\n]{0,62}(?:"' + domain_prefix[:-2] + r")?\Z",
+        continuation=r"[^\s]*",
+        trigger='"@',
     )
     ssn = Detector(
         "ssn",
@@ -732,7 +786,12 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         trigger=_PHONE_SHAPE,
         min_digits=7,
     )
-    return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}
+    return {
+        "credit-card": (card,),
+        "email": (email, quoted),
+        "ssn": (ssn,),
+        "phone": (phone,),
+    }
 
 
 def _secrets() -> dict[str, tuple[Detector, ...]]:
@@ -763,6 +822,7 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
         + r"[A-Za-z0-9+.\-]{1,15}://[^\s:/@'\"<>]{0,64}:[^\s@/'\"<>]{1,128}@",
         r"[A-Za-z][A-Za-z0-9+.\-]{0,15}(?::(?:/(?:/[^\s/@'\"<>]{0,200})?)?)?\Z",
+        _userinfo,
         continuation=r"[^\s@/'\"<>]*@?",
         placeholder="[API_KEY]",
         trigger="://",
@@ -798,6 +858,7 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]{16,}",
         rf"(?<![A-Za-z0-9])(?:{_any_prefix(['Bearer', 'bearer'])}"
         r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]*)\Z",
+        _bearer,
         continuation=r"[A-Za-z0-9_\-.=~+/:]*",
         trigger="earer",
         family="literal",

@@ -260,9 +260,29 @@ _KEYWORDS = frozenset(
 _KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
 
 
+def _wider_start(norm: str, start: int, offset: int) -> int:
+    """``start`` moved back over what an e-mail address may hold beyond printable ASCII: an
+    accented or Cyrillic local part or domain, a CJK domain after ``@``, a quoted local part
+    still open (the last ``"`` within 64 characters)."""
+    low = max(offset, start - 64)
+    quote = norm.rfind('"', low, start)
+    if quote >= 0 and norm.count('"', quote, len(norm)) % 2:
+        start = quote
+    at = norm.rfind("@", low, start)
+    if at >= 0 and not any(c.isspace() for c in norm[at:start]):
+        start = at
+    while start > offset and (
+        "\u00c0" <= norm[start - 1] <= "\u04ff" or "!" <= norm[start - 1] <= "~"
+    ):
+        start -= 1
+    return start
+
+
 def _superset_start(norm: str, offset: int) -> int:
     """A start at or before every open candidate's (see :meth:`RedactionEngine.open_start`)."""
     start = max(len(norm.rstrip(_PRINTABLE)), offset)
+    if start > offset and (norm[start - 1] > "~" or '"' in norm[max(offset, start - 64) :]):
+        start = _wider_start(norm, start, offset)
     while start > offset:
         gap = start
         while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t\n":
