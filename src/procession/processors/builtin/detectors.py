@@ -534,18 +534,81 @@ def _valid_phone(
     """Whether ``candidate`` is a valid number (cached: a conversation repeats its numbers)."""
     parse = phonenumbers.parse  # type: ignore[attr-defined]
     is_valid = phonenumbers.is_valid_number  # type: ignore[attr-defined]
+    digits = _NOT_DIGITS.sub("", candidate)
     if international:
+        if not _may_be_international(digits[2:] if candidate.startswith("00") else digits):
+            return False
         text = "+" + candidate[2:] if candidate.startswith("00") else candidate
         try:
             return bool(is_valid(parse(text, None)))
         except Exception:
             return False
     for region in regions:
+        if not _may_be_national(digits, region):
+            continue
         try:
             if is_valid(parse(candidate, region)):
                 return True
         except Exception:
             continue
+    return False
+
+
+_NOT_DIGITS = re.compile(r"[^0-9]")
+
+
+@lru_cache(maxsize=512)
+def _region_shape(region: str) -> tuple[re.Pattern[str], re.Pattern[str] | None, str] | None:
+    """A region's pattern of every national number it issues, its national-prefix pattern
+    and prefix (``None``: a region whose numbers need more than that to be parsed)."""
+    from phonenumbers import PhoneMetadata
+
+    meta: Any = PhoneMetadata.metadata_for_region(region)
+    if meta is None or meta.general_desc is None or meta.national_prefix_transform_rule:
+        return None
+    pattern = meta.general_desc.national_number_pattern
+    if not pattern:
+        return None
+    strip = meta.national_prefix_for_parsing
+    return re.compile(pattern), re.compile(strip) if strip else None, meta.national_prefix or ""
+
+
+def _may_be_national(digits: str, region: str) -> bool:
+    """A cheap necessary condition of ``parse`` + ``is_valid_number`` for ``region``: the
+    number, with or without its national prefix, has the shape of the region's numbers
+    (``phonenumbers`` costs about half a millisecond a region; this, a few microseconds)."""
+    shape = _region_shape(region)
+    if shape is None:
+        return True
+    pattern, strip, prefix = shape
+    if pattern.fullmatch(digits):
+        return True
+    if prefix and digits.startswith(prefix) and pattern.fullmatch(digits, len(prefix)):
+        return True
+    if strip is not None:
+        found = strip.match(digits)
+        if found is not None and found.end() and pattern.fullmatch(digits, found.end()):
+            return True
+        if found is not None and found.lastindex:  # a transform we do not model: ask
+            return True
+    return False
+
+
+def _may_be_international(digits: str) -> bool:
+    """Likewise for ``+<country code><national number>``."""
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    for size in (1, 2, 3):
+        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(digits[:size] or "0"))
+        if not regions:
+            continue
+        rest = digits[size:]
+        for region in regions:
+            shape = _region_shape(region) if region != "001" else None
+            if shape is None or shape[0].fullmatch(rest):
+                return True
+            if shape[2] and rest.startswith(shape[2]) and shape[0].fullmatch(rest, 1):
+                return True  # +39 06..., +44 (0)20...: a national prefix kept
     return False
 
 
