@@ -88,6 +88,16 @@ LEAKED: list[tuple[str, str, str]] = [
         '"\\tghp_abcdefghijklmnopqrstuvwxyz0123456789"',
         "abcdefghijklmnopqrst",
     ),
+    (
+        "key in markdown emphasis",
+        "use _sk_live_XgNU8HES9bf0Ojw406xdB1R5_ now",
+        "XgNU8HES9bf0Ojw406",
+    ),
+    (
+        "JSON-escaped AWS secret",
+        '{"n": "\\"SecretAccessKey\\": \\"sZctLfFo2+vw/eDY09MBxel2\\""}',
+        "sZctLfFo2+vw",
+    ),
     ("postgres password", "postgres://app:s3cr3tP4ss@db:5432/x", "s3cr3tP4ss"),
     ("amqp password", "amqp://guest:hunter2pass@rabbit/", "hunter2pass"),
     ("redis password", "redis://:myR3disPass@cache:6379", "myR3disPass"),

@@ -647,6 +647,9 @@ def _lead(first: str, *before: str) -> str:
 _DIGIT_LEAD = _lead("[0-9]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
 """A digit not preceded by a digit, perhaps with one separator (or two spaces) between."""
 _TOKEN = r"A-Za-z0-9_\-"
+_KEY_START = r"(?<![A-Za-z0-9\-])(?<![A-Za-z0-9_\-]_)"
+"""No key starts inside a word; an underscore may precede it only as markdown emphasis
+(``_sk_live_..._``)."""
 _URL_CHARS = r"[!#-&(-;=?-Z_a-z~]"  # printable ASCII but space " ' < > [ \ ] ^ ` { | }
 
 _KEY_SHAPES = (
@@ -696,10 +699,12 @@ _MORE_KEYS = (
     r"dapi[0-9a-f]{32}(?:-[0-9]+)?",  # Databricks
     r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{32,33}",  # Telegram bot token
     r"(?:xai|pplx|r8|sk-or-v1|lin_api|pat)[_\-][A-Za-z0-9_\-]{30,}",  # xAI, Perplexity...
+    r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}",  # PyPI upload token
 )
 """Key formats beyond :data:`_KEY_SHAPES`, searched in a pass of their own."""
 _MORE_KEYS_PREFIX = (
-    r"(?<![A-Za-z0-9_\-])(?:S(?:K[0-9a-fA-F]{0,32})?|s(?:h(?:p(?:[acps][atsa]?_?[a-fA-F0-9]{0,32})?)?)?"
+    _KEY_START + r"(?:p(?:y(?:p(?:i(?:-[A-Za-z0-9_\-]*)?)?)?)?|S(?:K[0-9a-fA-F]{0,32})?"
+    r"|s(?:h(?:p(?:[acps][atsa]?_?[a-fA-F0-9]{0,32})?)?)?"
     r"|k(?:e(?:y(?:-[0-9a-zA-Z]{0,32})?)?)?|d(?:o(?:[por](?:_(?:v(?:1(?:_[a-f0-9]{0,64})?)?)?)?)?)?"
     r"|g(?:s(?:k(?:_[A-Za-z0-9]*)?)?)?|d(?:a(?:p(?:i[0-9a-f]{0,32}(?:-[0-9]*)?)?)?)?"
     r"|[0-9]{1,10}(?::(?:A(?:A[0-9A-Za-z_\-]{0,33})?)?)?"
@@ -709,9 +714,9 @@ _MORE_KEYS_PREFIX = (
 _KEY_TRIGGER = r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\."
 
 
-_CLOSE = r"(?:[\"'`\]]|\*{1,2})"
+_CLOSE = r"(?:\\?[\"'`]|\]|\*{1,2})"
 """What may close a keyword before its ``:`` or ``=``: a quote, a backtick, ``]``, bold."""
-_ASSIGNMENT = re.compile(r"[:=][ \t]{0,3}[\"'`]?")
+_ASSIGNMENT = re.compile(r"[:=][ \t]{0,3}\\?[\"'`]?")
 _PLACEHOLDER = re.compile(
     r"(?i)(?:[A-Z_]*(?:YOUR|HERE|EXAMPLE|PLACEHOLDER|CHANGE_?ME|REPLACE|XXXX|\*\*\*)[A-Z_]*"
     r"|(?:process\.env|os\.environ|os\.getenv|env|config|settings|self|this)(?:\.[A-Za-z_.]+)?"
@@ -860,8 +865,8 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
 def _secrets() -> dict[str, tuple[Detector, ...]]:
     keys = Detector(
         "api-key",
-        f"(?<![{_TOKEN}])(?:{'|'.join(_KEY_SHAPES)})",
-        f"(?<![{_TOKEN}])(?:(?:{_any_prefix(_KEY_PREFIXES)})|"
+        f"{_KEY_START}(?:{'|'.join(_KEY_SHAPES)})",
+        f"{_KEY_START}(?:(?:{_any_prefix(_KEY_PREFIXES)})|"
         rf"(?:{'|'.join(re.escape(p) for p in _KEY_PREFIXES)})[A-Za-z0-9_\-.]*)\Z",
         _key,
         continuation=r"[A-Za-z0-9_\-.]*",
@@ -874,11 +879,12 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     more = Detector(
         "api-key",
-        f"(?<![{_TOKEN}])(?:{'|'.join(_MORE_KEYS)})(?![A-Za-z0-9_\\-])",
+        f"{_KEY_START}(?:{'|'.join(_MORE_KEYS)})(?![A-Za-z0-9\\-])",
         _MORE_KEYS_PREFIX,
         continuation=r"[A-Za-z0-9_\-]*",
         placeholder="[API_KEY]",
-        trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_",
+        trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_"
+        r"|pypi-",
     )
     userinfo = Detector(
         "api-key",
@@ -896,10 +902,10 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         # U+017F, which (?i) matches as "s")
         "[AaSs\u017fCcPp]"
         rf"(?i:(?<![A-Za-z0-9].)(?:{_ASSIGNED_BY_LETTER}){_CLOSE}?[ \t]{{0,3}}[:=][ \t]{{0,3}}"
-        r"[\"'`]?)"
+        r"\\?[\"'`]?)"
         r"[A-Za-z0-9_\-./+=~!@#$%^&*]{8,}",
         rf"(?i:(?<![A-Za-z0-9])(?:{_any_prefix(_ASSIGNED_WORDS)}"
-        rf"|(?:{_ASSIGNED}){_CLOSE}?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"'`]?{_VALUE}*)?))\Z",
+        rf"|(?:{_ASSIGNED}){_CLOSE}?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}\\?[\"'`]?{_VALUE}*)?))\Z",
         _assigned_value,
         continuation=r"[A-Za-z0-9_\-./+=~!@#$%^&*]*",
         placeholder="[API_KEY]",
