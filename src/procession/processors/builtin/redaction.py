@@ -281,7 +281,7 @@ def _wider_start(norm: str, start: int, offset: int) -> int:
 def _superset_start(norm: str, offset: int) -> int:
     """A start at or before every open candidate's (see :meth:`RedactionEngine.open_start`)."""
     start = max(len(norm.rstrip(_PRINTABLE)), offset)
-    if start > offset and (norm[start - 1] > "~" or '"' in norm[max(offset, start - 64) :]):
+    if start > offset and (norm[start - 1] > "~" or norm.find('"', max(offset, start - 64)) >= 0):
         start = _wider_start(norm, start, offset)
     while start > offset:
         gap = start
