@@ -25,7 +25,7 @@ async def test_demo_shows_tools_redaction_retry_and_tripwires() -> None:
         [
             Reply(tool_calls=[ToolCallScript("lookup_order", {"order_id": "A-1001"})]),
             Reply(text=["Your order was refunded to card 4111 1111 ", "1111 1111. " + "ok " * 40]),
-            Reply(text=["Refunded to card 4111 1111 1111 1111."]),
+            Reply(text=["Refunded to card 4111 1111 1111 1111, located at 4111 11", "11 1111."]),
             Reply(tool_calls=[ToolCallScript("lookup_order", {"order_id": "B-2002"})]),
         ]
     )
@@ -38,7 +38,8 @@ async def test_demo_shows_tools_redaction_retry_and_tripwires() -> None:
     text = out.export_text()
     assert "procession demo on test/demo" in text
     assert "4111" not in text
-    assert "assistant> Refunded to card [REDACTED]." in text
+    # a partial echo of the card the tool returned is redacted too (issue 21)
+    assert "assistant> Refunded to card [REDACTED], located at [REDACTED]." in text
     assert "retry requested by quality-guardrail" in text
     assert "ok ok ok" not in text  # D31: the rejected attempt is not shown in plain output
     assert "tripwire (content-filter)" in text
@@ -76,5 +77,6 @@ async def test_demo_runs_end_to_end_on_the_embedded_model() -> None:
     text = out.export_text()
     assert "tool call lookup_order" in text
     assert "4111 1111 1111 1111" not in text  # the tool result and any echo are redacted
+    assert "1111 1111" not in text  # no partial echo shows more than 6 + 4 digits
     assert "tripwire (content-filter)" in text
     assert "tripwire (scan-tool-result)" in text

@@ -111,10 +111,15 @@ class Detector:
     """This detector's part of its family's pass: a pattern matching (a superset of) what
     follows the family's head in every match (for the ``literal`` family, a pattern every
     match contains, led by a literal character)."""
+    resume: str = ""
+    """Where a match was valid only in part (two cards in a row), what may start the next
+    match right after the valid part, separators first (``""``: the search goes on)."""
     compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    resumed: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "compiled", re.compile(self.pattern))
+        object.__setattr__(self, "resumed", re.compile(self.resume) if self.resume else None)
         if not self.placeholder:
             object.__setattr__(self, "placeholder", f"[{self.type.upper().replace('-', '_')}]")
 
@@ -148,8 +153,18 @@ class Detector:
                 length = validate(match.group())
                 if length > 0:
                     out.append(Detection(self.type, start, start + length, match.group()[:length]))
+                    if self.resumed is not None:  # a card right after a card
+                        gap = _RESUME_GAP.match(text, start + length)
+                        after = gap.end() if gap is not None else start + length
+                        follow = self.resumed.match(text, after, limit)
+                        if follow is not None:  # what follows the valid part, searched again
+                            match = follow
+                            continue
             match = compiled.search(text, end if end > start else end + 1)
         return out
+
+
+_RESUME_GAP = re.compile(r"[ \t|\n.\-/_,]{0,8}")
 
 
 # -- the matching copy ------------------------------------------------------------------------
@@ -184,6 +199,8 @@ def _matching_table() -> dict[int, str]:
     table.update({ord(c): "-" for c in _DASHES})
     table.update({ord(c): "-" for c in _INVISIBLE})
     table[0x2024] = "."  # one-dot leader
+    for dot in "\u00b7\u30fb\uff65":  # middle dots separate groups, as a space does
+        table[ord(dot)] = " "
     return table
 
 
@@ -201,8 +218,16 @@ _MAPPED = re.compile(
 )
 
 
+_ESCAPED = re.compile(r"\\[nrt]")
+"""A JSON or string-literal escape (``\\n``, ``\\t``, ``\\r``): two spaces in the matching
+copy, so that the ``n`` of ``\\nsk-...`` does not pass for a word character before a key, and
+a PEM body with escaped line breaks stays one body."""
+
+
 def matching_text(text: str) -> str:
     """The copy of ``text`` detectors run on (same length, same offsets)."""
+    if "\\" in text:
+        text = _ESCAPED.sub("  ", text)
     if text.isascii() or _MAPPED.search(text) is None:
         return text
     return text.translate(MATCHING_TABLE)
@@ -235,19 +260,74 @@ def _luhn_ok(digits: str) -> bool:
     return total % 10 == 0
 
 
-_CARD_SEPARATORS = re.compile(r"  |[ .\-]")
+_CARD_GROUPS = re.compile(r"[0-9]+")
+_CARD_CUTS = re.compile(r"[^0-9]+")
+
+# (issuer prefix, lengths): Visa, Mastercard, American Express, Discover, JCB, Diners Club,
+# UnionPay, Maestro, Mir, RuPay, Troy... A Luhn-valid number of another prefix or length (an
+# IMEI's 15 digits led by a 4, a reference) is not a card.
+_ISSUERS: tuple[tuple[tuple[str, ...], frozenset[int]], ...] = (
+    (("4",), frozenset((13, 16, 19))),
+    (("34", "37"), frozenset((15,))),
+    (("51", "52", "53", "54", "55"), frozenset((16,))),
+    (tuple(str(n) for n in range(2221, 2721)), frozenset((16,))),
+    (("2200", "2201", "2202", "2203", "2204"), frozenset((16, 17, 18, 19))),
+    (("6011", "644", "645", "646", "647", "648", "649", "65"), frozenset((16, 17, 18, 19))),
+    (("62", "81"), frozenset((16, 17, 18, 19))),
+    (tuple(str(n) for n in range(3528, 3590)), frozenset((16, 17, 18, 19))),
+    (("300", "301", "302", "303", "304", "305", "36", "38", "39"), frozenset(range(14, 20))),
+    (("6",), frozenset(range(13, 20))),
+    (("50", "56", "57", "58", "60", "63", "67", "69"), frozenset(range(12, 20))),  # Maestro
+    (("35",), frozenset((16, 17, 18, 19))),  # JCB as generators write it
+    (("9792",), frozenset((16,))),
+    (("1800", "2131"), frozenset((15,))),  # JCB's older ranges
+    (("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "6390"),
+     frozenset(range(12, 20))),  # Maestro, down to 12 digits
+)  # fmt: skip
+_ISSUER_LENGTHS: dict[str, frozenset[int]] = {}
+for _prefixes, _lengths in _ISSUERS:
+    for _prefix in _prefixes:
+        _ISSUER_LENGTHS[_prefix] = _ISSUER_LENGTHS.get(_prefix, frozenset()) | _lengths
+del _prefixes, _lengths, _prefix
+
+
+def _issued(digits: str) -> bool:
+    """Whether ``digits`` have a card issuer's prefix and one of its lengths."""
+    size = len(digits)
+    for cut in (4, 3, 2, 1):
+        lengths = _ISSUER_LENGTHS.get(digits[:cut])
+        if lengths is not None and size in lengths:
+            return True
+    return False
+
+
+def _card_ok(text: str) -> bool:
+    found = _CARD_GROUPS.findall(text)
+    digits = "".join(found)
+    if not 12 <= len(digits) <= 19 or not _issued(digits) or not _luhn_ok(digits):
+        return False
+    groups = [len(g) for g in found[:-1]]
+    # "4 1 1 1 ..." is not a card; the last group may be short (4-4-4-1, 4-4-4-2); groups of
+    # two digits ("45 39 14 ...") are how cards are read out
+    if groups and max(len(g) for g in found) > 6:  # 266-4888488-4571451: an order number
+        return False
+    return not groups or min(groups) >= 3 or set(groups) == {2}
 
 
 def _card(text: str) -> int:
-    if text[0] not in "23456":  # the issuer digit (a match starts with a digit)
+    """The longest prefix of ``text``, cut after a group, that is a card (0: none)."""
+    if text[0] not in "1234569":  # the issuer digit (a match starts with a digit)
         return 0
-    digits = _compact(text)
-    if not 13 <= len(digits) <= 19 or digits[0] not in "23456" or not _luhn_ok(digits):
-        return 0
-    groups = _CARD_SEPARATORS.split(text)
-    if len(groups) > 1 and min(len(g) for g in groups) < 3:  # "4 1 1 1 ..." is not a card
-        return 0
-    return len(text)
+    if _card_ok(text):
+        return len(text)
+    for cut in reversed(list(_CARD_CUTS.finditer(text))):
+        if count_digits(text[: cut.start()]) < 12:
+            break
+        if _card_ok(text[: cut.start()]):
+            return cut.start()
+    if text.isdigit() and _card_ok(text[:-1]):  # a digit right after it ("...72521" + "1")
+        return len(text) - 1
+    return 0
 
 
 def _ssn(text: str) -> int:
@@ -270,7 +350,31 @@ def _iban(text: str) -> int:
 def _bitcoin(text: str) -> int:
     from stdnum import bitcoin
 
-    return len(text) if bitcoin.is_valid(text) else 0
+    return len(text) if bitcoin.is_valid(text) or _bech32m_ok(text) else 0
+
+
+_BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BECH32_GENERATOR = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+
+
+def _bech32m_ok(text: str) -> bool:
+    """A segwit v1+ (taproot) address: BIP 350's bech32m checksum, which ``stdnum`` lacks."""
+    lower = text.lower()
+    if lower != text and text.upper() != text:
+        return False
+    hrp, _, data = lower.rpartition("1")
+    if hrp not in ("bc", "tb") or len(data) < 8 or any(c not in _BECH32 for c in data):
+        return False
+    values = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
+    values += [_BECH32.index(c) for c in data]
+    check = 1
+    for value in values:
+        top = check >> 25
+        check = (check & 0x1FFFFFF) << 5 ^ value
+        for bit, generator in enumerate(_BECH32_GENERATOR):
+            if (top >> bit) & 1:
+                check ^= generator
+    return check == 0x2BC830A3 and _BECH32.index(data[0]) >= 1
 
 
 def _stdnum(module_name: str) -> Validator:
@@ -430,18 +534,81 @@ def _valid_phone(
     """Whether ``candidate`` is a valid number (cached: a conversation repeats its numbers)."""
     parse = phonenumbers.parse  # type: ignore[attr-defined]
     is_valid = phonenumbers.is_valid_number  # type: ignore[attr-defined]
+    digits = _NOT_DIGITS.sub("", candidate)
     if international:
+        if not _may_be_international(digits[2:] if candidate.startswith("00") else digits):
+            return False
         text = "+" + candidate[2:] if candidate.startswith("00") else candidate
         try:
             return bool(is_valid(parse(text, None)))
         except Exception:
             return False
     for region in regions:
+        if not _may_be_national(digits, region):
+            continue
         try:
             if is_valid(parse(candidate, region)):
                 return True
         except Exception:
             continue
+    return False
+
+
+_NOT_DIGITS = re.compile(r"[^0-9]")
+
+
+@lru_cache(maxsize=512)
+def _region_shape(region: str) -> tuple[re.Pattern[str], re.Pattern[str] | None, str] | None:
+    """A region's pattern of every national number it issues, its national-prefix pattern
+    and prefix (``None``: a region whose numbers need more than that to be parsed)."""
+    from phonenumbers import PhoneMetadata
+
+    meta: Any = PhoneMetadata.metadata_for_region(region)
+    if meta is None or meta.general_desc is None or meta.national_prefix_transform_rule:
+        return None
+    pattern = meta.general_desc.national_number_pattern
+    if not pattern:
+        return None
+    strip = meta.national_prefix_for_parsing
+    return re.compile(pattern), re.compile(strip) if strip else None, meta.national_prefix or ""
+
+
+def _may_be_national(digits: str, region: str) -> bool:
+    """A cheap necessary condition of ``parse`` + ``is_valid_number`` for ``region``: the
+    number, with or without its national prefix, has the shape of the region's numbers
+    (``phonenumbers`` costs about half a millisecond a region; this, a few microseconds)."""
+    shape = _region_shape(region)
+    if shape is None:
+        return True
+    pattern, strip, prefix = shape
+    if pattern.fullmatch(digits):
+        return True
+    if prefix and digits.startswith(prefix) and pattern.fullmatch(digits, len(prefix)):
+        return True
+    if strip is not None:
+        found = strip.match(digits)
+        if found is not None and found.end() and pattern.fullmatch(digits, found.end()):
+            return True
+        if found is not None and found.lastindex:  # a transform we do not model: ask
+            return True
+    return False
+
+
+def _may_be_international(digits: str) -> bool:
+    """Likewise for ``+<country code><national number>``."""
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    for size in (1, 2, 3):
+        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(digits[:size] or "0"))
+        if not regions:
+            continue
+        rest = digits[size:]
+        for region in regions:
+            shape = _region_shape(region) if region != "001" else None
+            if shape is None or shape[0].fullmatch(rest):
+                return True
+            if shape[2] and rest.startswith(shape[2]) and shape[0].fullmatch(rest, 1):
+                return True  # +39 06..., +44 (0)20...: a national prefix kept
     return False
 
 
@@ -462,6 +629,9 @@ def literal_prefix(word: str) -> str:
 
 
 _NO_DIGIT_BEFORE = r"(?<![0-9])(?<![0-9][ .\-])(?<![0-9]  )"
+_CARD_SEP = r"(?:[ \t|\n]{1,8}|[.\-/_,]| - )"
+"""What may separate a card's groups: runs of spaces, tabs, line breaks or table bars (a
+card split over lines or cells), one of ``. - / _ ,``, or `` - ``."""
 
 
 def _lead(first: str, *before: str) -> str:
@@ -477,6 +647,9 @@ def _lead(first: str, *before: str) -> str:
 _DIGIT_LEAD = _lead("[0-9]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
 """A digit not preceded by a digit, perhaps with one separator (or two spaces) between."""
 _TOKEN = r"A-Za-z0-9_\-"
+_KEY_START = r"(?<![A-Za-z0-9\-])(?<![A-Za-z0-9_\-]_)"
+"""No key starts inside a word; an underscore may precede it only as markdown emphasis
+(``_sk_live_..._``)."""
 _URL_CHARS = r"[!#-&(-;=?-Z_a-z~]"  # printable ASCII but space " ' < > [ \ ] ^ ` { | }
 
 _KEY_SHAPES = (
@@ -500,22 +673,102 @@ _KEY_PREFIXES = (
 )  # fmt: skip
 _ASSIGNED = (
     r"api[_\-]?key|apikey|api[_\-]?secret|secret[_\-]?key|access[_\-]?token|auth[_\-]?token"
-    r"|client[_\-]?secret|aws_secret_access_key|password|passwd"
+    r"|client[_\-]?secret|aws_secret_access_key|secret[_\-]?access[_\-]?key|password|passwd"
 )
 _ASSIGNED_BY_LETTER = (
     r"(?<=a)(?:pi[_\-]?key|pikey|pi[_\-]?secret|ccess[_\-]?token|uth[_\-]?token"
-    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?key|(?<=c)lient[_\-]?secret|(?<=p)(?:assword|asswd)"
+    r"|ws_secret_access_key)|(?<=s)ecret[_\-]?(?:access[_\-]?)?key|(?<=c)lient[_\-]?secret"
+    r"|(?<=p)(?:assword|asswd)"
 )
 """``_ASSIGNED`` without the first letter (which must precede it), in the same order."""
 _VALUE = r"[A-Za-z0-9_\-./+=~!@#$%^&*]"
 _ASSIGNED_WORDS = (
     "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key", "secret-key",
     "access_token", "access-token", "auth_token", "auth-token", "client_secret",
-    "client-secret", "aws_secret_access_key", "password", "passwd",
+    "client-secret", "aws_secret_access_key", "secretaccesskey", "secret_access_key",
+    "secret-access-key", "password", "passwd",
 )  # fmt: skip
 
 
+_MORE_KEYS = (
+    r"SK[0-9a-fA-F]{32}",  # Twilio API key
+    r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",  # Shopify
+    r"key-[0-9a-zA-Z]{32}",  # Mailgun
+    r"do[por]_v1_[a-f0-9]{64}",  # DigitalOcean
+    r"gsk_[A-Za-z0-9]{40,}",  # Groq
+    r"dapi[0-9a-f]{32}(?:-[0-9]+)?",  # Databricks
+    r"[0-9]{8,10}:AA[0-9A-Za-z_\-]{32,33}",  # Telegram bot token
+    r"(?:xai|pplx|r8|sk-or-v1|lin_api|pat)[_\-][A-Za-z0-9_\-]{30,}",  # xAI, Perplexity...
+    r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,}",  # PyPI upload token
+)
+"""Key formats beyond :data:`_KEY_SHAPES`, searched in a pass of their own."""
+_MORE_KEYS_PREFIX = (
+    _KEY_START + r"(?:p(?:y(?:p(?:i(?:-[A-Za-z0-9_\-]*)?)?)?)?|S(?:K[0-9a-fA-F]{0,32})?"
+    r"|s(?:h(?:p(?:[acps][atsa]?_?[a-fA-F0-9]{0,32})?)?)?"
+    r"|k(?:e(?:y(?:-[0-9a-zA-Z]{0,32})?)?)?|d(?:o(?:[por](?:_(?:v(?:1(?:_[a-f0-9]{0,64})?)?)?)?)?)?"
+    r"|g(?:s(?:k(?:_[A-Za-z0-9]*)?)?)?|d(?:a(?:p(?:i[0-9a-f]{0,32}(?:-[0-9]*)?)?)?)?"
+    r"|[0-9]{1,10}(?::(?:A(?:A[0-9A-Za-z_\-]{0,33})?)?)?"
+    r"|(?:x(?:a(?:i)?)?|p(?:p(?:l(?:x)?)?|a(?:t)?)?|r(?:8)?|l(?:i(?:n(?:_(?:a(?:p(?:i)?)?)?)?)?)?"
+    r"|s(?:k(?:-(?:o(?:r(?:-(?:v(?:1)?)?)?)?)?)?)?)(?:[_\-][A-Za-z0-9_\-]*)?)\Z"
+)
 _KEY_TRIGGER = r"k[\-_]|gh[pousr]_|_pat_|xox[abposr]-|xapp-|AIza|glpat-|npm_|hf_|whsec_|SG\."
+
+
+_CLOSE = r"(?:\\?[\"'`]|\]|\*{1,2})"
+"""What may close a keyword before its ``:`` or ``=``: a quote, a backtick, ``]``, bold."""
+_ASSIGNMENT = re.compile(r"[:=][ \t]{0,3}\\?[\"'`]?")
+_PLACEHOLDER = re.compile(
+    r"(?i)(?:[A-Z_]*(?:YOUR|HERE|EXAMPLE|PLACEHOLDER|CHANGE_?ME|REPLACE|XXXX|\*\*\*)[A-Z_]*"
+    r"|(?:process\.env|os\.environ|os\.getenv|env|config|settings|self|this)(?:\.[A-Za-z_.]+)?"
+    r"|\$.*|<.*|\{.*)"
+)
+"""A value that names a secret instead of holding one: ``YOUR_ACCESS_TOKEN_HERE``,
+``process.env.OPENAI_API_KEY``, ``$API_KEY``, ``<token>``, ``{{token}}``."""
+
+
+def _assigned_value(text: str) -> int:
+    """``api_key = <value>``: valid unless the value is a placeholder or a reference."""
+    found = _ASSIGNMENT.search(text)
+    value = text[found.end() :] if found else text
+    if _PLACEHOLDER.fullmatch(value) or (value.isupper() and "_" in value):
+        return 0
+    return len(text)
+
+
+_SLUG = re.compile(r"[a-z]+(?:-[a-z0-9]{1,15}){2,}")
+"""``sk-hynix-reports-record...``: a URL slug, not a key (keys mix cases)."""
+
+
+def _bearer(text: str) -> int:
+    """``Bearer <token>``: valid unless the token is a placeholder (``YOUR_TOKEN_HERE``)."""
+    value = text.split(None, 1)[-1]
+    if _PLACEHOLDER.fullmatch(value) or (value.isupper() and "_" in value):
+        return 0
+    return len(text)
+
+
+_USERINFO = re.compile(r"//([^:/@]*):([^@]*)@")
+
+
+def _userinfo(text: str) -> int:
+    """``scheme://user:password@``: valid unless the password is the user name or a
+    placeholder (``postgres:postgres@``, ``user:password@`` in documentation)."""
+    found = _USERINFO.search(text)
+    if found is None:
+        return 0
+    user, password = found.groups()
+    if password == user or _PLACEHOLDER.fullmatch(password) or password.lower() in _DOC_WORDS:
+        return 0
+    return len(text)
+
+
+_DOC_WORDS = frozenset(("password", "pass", "passwd", "secret", "changeme", "pwd", "xxx"))
+
+
+def _key(text: str) -> int:
+    if text.startswith("sk-") and _SLUG.fullmatch(text, 3):
+        return 0
+    return len(text)
 
 
 def _any_prefix(words: Sequence[str]) -> str:
@@ -543,23 +796,41 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         "credit-card",
         # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
         # let through, so a number led by another digit is skipped as a rejected match was
-        _lead("[2-6]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
-        + r"(?=[0-9 .\-]{12})(?:(?:  |[ .\-])?[0-9]){12,18}(?![0-9])(?!(?:  |[ .\-])[0-9])",
-        _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-]{0,55}\Z",
+        _lead("[1-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + rf"(?=[0-9 .\-/_,\t|\n]{{11}})(?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
+        _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-/_,\t|\n]{0,150}\Z",
         _card,
         trigger="",
-        min_digits=13,
+        min_digits=12,
+        resume=rf"[1-69](?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
+    )
+    local = r"[A-Za-z0-9._%+\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
+    domain = (
+        r"@(?:[A-Za-z0-9\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff"
+        r"\uac00-\ud7af]{1,63}\.){1,30}(?:xn--[A-Za-z0-9\-]{1,59}|[A-Za-z]{2,24}"
+        r"|[\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]{2,12})"
+        r"(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])"
+    )
+    domain_prefix = (
+        r"(?:@[A-Za-z0-9.\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff"
+        r"\uac00-\ud7af]{0,253})?\Z"
     )
     email = Detector(
         "email",
-        _lead("[A-Za-z0-9._%+\\-]", "[A-Za-z0-9._%+\\-]")
-        + r"[A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,30}"
-        r"[A-Za-z]{2,24}(?![A-Za-z0-9\-])(?!\.[A-Za-z0-9])",
-        r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]{1,64}(?:@[A-Za-z0-9.\-]{0,253})?\Z",
-        continuation=r"[A-Za-z0-9._%+\-@]*",
+        # IDN domains (münchen.de, почта.рф), punycode TLDs (xn--p1ai), accented local parts
+        _lead(local, local) + local + "{0,63}" + domain,
+        f"(?<!{local}){local}{{1,64}}" + domain_prefix,
+        continuation=r"[A-Za-z0-9._%+\-@\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]*",
         trigger="@",
         family="literal",
         sketch="@",
+    )
+    quoted = Detector(
+        "email",
+        r'"[^"\\\n]{1,62}"' + domain,
+        r'"[^"\\\n]{0,62}(?:"' + domain_prefix[:-2] + r")?\Z",
+        continuation=r"[^\s]*",
+        trigger='"@',
     )
     ssn = Detector(
         "ssn",
@@ -583,15 +854,21 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         trigger=_PHONE_SHAPE,
         min_digits=7,
     )
-    return {"credit-card": (card,), "email": (email,), "ssn": (ssn,), "phone": (phone,)}
+    return {
+        "credit-card": (card,),
+        "email": (email, quoted),
+        "ssn": (ssn,),
+        "phone": (phone,),
+    }
 
 
 def _secrets() -> dict[str, tuple[Detector, ...]]:
     keys = Detector(
         "api-key",
-        f"(?<![{_TOKEN}])(?:{'|'.join(_KEY_SHAPES)})",
-        f"(?<![{_TOKEN}])(?:(?:{_any_prefix(_KEY_PREFIXES)})|"
+        f"{_KEY_START}(?:{'|'.join(_KEY_SHAPES)})",
+        f"{_KEY_START}(?:(?:{_any_prefix(_KEY_PREFIXES)})|"
         rf"(?:{'|'.join(re.escape(p) for p in _KEY_PREFIXES)})[A-Za-z0-9_\-.]*)\Z",
+        _key,
         continuation=r"[A-Za-z0-9_\-.]*",
         placeholder="[API_KEY]",
         # a literal of every shape, each led by a literal character: `re` skips to those
@@ -600,15 +877,36 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         sketch=r"_(?<=k_)|_(?<=gh[pousr]_)|_pat_|_(?<=npm_)|_(?<=hf_)|_(?<=whsec_)"
         r"|-(?<=k-)|-(?<=xox[abposr]-)|-(?<=xapp-)|-(?<=glpat-)|AIza|\.(?<=SG\.)",
     )
+    more = Detector(
+        "api-key",
+        f"{_KEY_START}(?:{'|'.join(_MORE_KEYS)})(?![A-Za-z0-9\\-])",
+        _MORE_KEYS_PREFIX,
+        continuation=r"[A-Za-z0-9_\-]*",
+        placeholder="[API_KEY]",
+        trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_"
+        r"|pypi-",
+    )
+    userinfo = Detector(
+        "api-key",
+        _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
+        + r"[A-Za-z0-9+.\-]{1,15}://[^\s:/@'\"<>]{0,64}:[^\s@/'\"<>]{1,128}@",
+        r"[A-Za-z][A-Za-z0-9+.\-]{0,15}(?::(?:/(?:/[^\s/@'\"<>]{0,200})?)?)?\Z",
+        _userinfo,
+        continuation=r"[^\s@/'\"<>]*@?",
+        placeholder="[API_KEY]",
+        trigger="://",
+    )
     assigned = Detector(
         "api-key",
         # (?i:(?<![A-Za-z0-9_])(?:_ASSIGNED)...), led by the first letters of the words (and
         # U+017F, which (?i) matches as "s")
         "[AaSs\u017fCcPp]"
-        rf"(?i:(?<![A-Za-z0-9_].)(?:{_ASSIGNED_BY_LETTER})[\"']?[ \t]{{0,3}}[:=][ \t]{{0,3}}[\"']?)"
+        rf"(?i:(?<![A-Za-z0-9].)(?:{_ASSIGNED_BY_LETTER}){_CLOSE}?[ \t]{{0,3}}[:=][ \t]{{0,3}}"
+        r"\\?[\"'`]?)"
         r"[A-Za-z0-9_\-./+=~!@#$%^&*]{8,}",
-        rf"(?i:(?<![A-Za-z0-9_])(?:{_any_prefix(_ASSIGNED_WORDS)}"
-        rf"|(?:{_ASSIGNED})[\"']?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}[\"']?{_VALUE}*)?))\Z",
+        rf"(?i:(?<![A-Za-z0-9])(?:{_any_prefix(_ASSIGNED_WORDS)}"
+        rf"|(?:{_ASSIGNED}){_CLOSE}?[ \t]{{0,3}}(?:[:=][ \t]{{0,3}}\\?[\"'`]?{_VALUE}*)?))\Z",
+        _assigned_value,
         continuation=r"[A-Za-z0-9_\-./+=~!@#$%^&*]*",
         placeholder="[API_KEY]",
         trigger="[:=]",
@@ -626,10 +924,11 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     bearer = Detector(
         "bearer-token",
-        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]{16,}",
+        _lead("[Bb]", "[A-Za-z0-9]") + r"earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]{16,}",
         rf"(?<![A-Za-z0-9])(?:{_any_prefix(['Bearer', 'bearer'])}"
-        r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/]*)\Z",
-        continuation=r"[A-Za-z0-9_\-.=~+/]*",
+        r"|[Bb]earer[ \t]{1,8}[A-Za-z0-9_\-.=~+/:]*)\Z",
+        _bearer,
+        continuation=r"[A-Za-z0-9_\-.=~+/:]*",
         trigger="earer",
         family="literal",
         sketch="Bearer|bearer",
@@ -646,17 +945,18 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     private_key = Detector(
         "private-key",
-        r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY-----[A-Za-z0-9+/=\s]*",
+        r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:[A-Z][A-Za-z\-]{1,20}: [^\n]{0,200}?(?:\n|  |\Z)|[A-Za-z0-9+/=]+|\s+)*",
         rf"(?:{literal_prefix('-----BEGIN ')}|-----BEGIN (?:[A-Z0-9]+ ){{0,3}}"
-        rf"(?:[A-Z0-9]*|(?:{literal_prefix('PRIVATE KEY-----')})"
-        r"|PRIVATE KEY-----[A-Za-z0-9+/=\s]*))\Z",
-        continuation=r"[A-Za-z0-9+/=\s]*",
+        rf"(?:[A-Z0-9]*|(?:{literal_prefix('PRIVATE KEY BLOCK-----')})"
+        r"|PRIVATE KEY(?: BLOCK)?-----[A-Za-z0-9+/=\s:,\-]*))\Z",
+        continuation=r"[A-Za-z0-9+/=\s:,]*",
         trigger="-----BEGIN",
         family="literal",
         sketch="-----BEGIN",
     )
     return {
-        "api-key": (keys, assigned),
+        "api-key": (keys, more, assigned, userinfo),
         "aws-key": (aws,),
         "bearer-token": (bearer,),
         "jwt": (jwt,),
@@ -679,7 +979,8 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
         "ip-address",
-        rf"(?<![0-9A-Za-z.])(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
+        rf"(?<![0-9A-Za-z.])(?<!version )(?<!Version )(?<!release )(?<!Release )(?<!build )"
+        rf"(?<!Build )(?<!ersion: )(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
         r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
         trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
         min_digits=4,

@@ -17,6 +17,7 @@ from typing import Any
 from procession.errors import ConfigurationError
 from procession.processors.base import ProcessorViolation
 from procession.processors.builtin.detectors import OFFLINE_TYPES, Detection, detectors_for
+from procession.processors.builtin.echo import ECHO_TYPE
 from procession.processors.builtin.options import check_bool, check_callable, check_str
 from procession.processors.builtin.redacting import RedactingProcessor, check_hold
 from procession.processors.builtin.redaction import DEFAULT_HOLD, CustomRule, RedactionEngine
@@ -89,6 +90,8 @@ class StreamRedactor(RedactingProcessor):
                     self._names.setdefault(kind, name)
                     if kind not in types:
                         types.append(kind)
+        if "credit-card" in self._names:
+            self._names.setdefault(ECHO_TYPE, self._names["credit-card"])
         self.engine = RedactionEngine(detectors_for(tuple(types)), rules, hold=self.hold)
 
     def replacement(self, detection: Detection) -> str:

@@ -33,8 +33,14 @@ from procession.chunks import Chunk
 from procession.messages.parts import TextPart, ToolInvocationPart
 from procession.processors.base import Processor, ProcessorViolation, notify_violation
 from procession.processors.builtin.detectors import Detection
+from procession.processors.builtin.echo import ECHO_STATE, ECHO_TYPE, EchoMemory, EchoPattern
 from procession.processors.builtin.options import check_int
-from procession.processors.builtin.redaction import RedactionEngine, StreamScanner, apply
+from procession.processors.builtin.redaction import (
+    CustomRule,
+    RedactionEngine,
+    StreamScanner,
+    apply,
+)
 
 __all__ = ["RUN_ENGINE", "STRATEGIES", "RedactingProcessor", "Strategy", "check_hold"]
 
@@ -199,7 +205,7 @@ class RedactingProcessor(Processor[Any]):
         scanner: StreamScanner | None = state.get(key)
         payload = part.payload
         if scanner is None:
-            scanner = state[key] = (state.get(RUN_ENGINE) or self.engine).scanner()
+            scanner = state[key] = self.run_engine(state).scanner()
         text, found = scanner.feed(payload.get(field) or "")
         if found:
             return self._released(part, field, text, found, abort, key)
@@ -262,11 +268,45 @@ class RedactingProcessor(Processor[Any]):
                 if isinstance(state[key], StreamScanner)
             ]
             if kind == "tool-call" and self.tool_chunks:
-                part = self._tool_call(part, abort, state.get(RUN_ENGINE) or self.engine)
+                part = self._tool_call(part, abort, self.run_engine(state))
             return self._before(part, flushed)
         if self.tool_chunks and kind in ("tool-result", "tool-error"):
-            return self._tool_output(part, abort, state.get(RUN_ENGINE) or self.engine)
+            return self._tool_output(part, abort, self.run_engine(state), state)
         return part
+
+    # -- what the run has seen -------------------------------------------------------------
+
+    def run_engine(self, state: dict[str, Any]) -> RedactionEngine:
+        """The engine of this run: the processor's, or the run's own (``RUN_ENGINE``), which
+        also knows the fragments of the cards the run has seen (rebuilt from the JSON echo
+        memory in ``state`` when a resumed run lacks it)."""
+        engine: RedactionEngine | None = state.get(RUN_ENGINE)
+        if engine is not None:
+            return engine
+        if ECHO_STATE not in state:
+            return self.engine
+        memory = EchoMemory.from_state(state[ECHO_STATE])
+        engine = state[RUN_ENGINE] = _with_echoes(self.engine, memory)
+        return engine
+
+    def remember(self, state: dict[str, Any], detections: Sequence[Detection]) -> None:
+        """Fingerprint the cards among ``detections`` (seen in the run's input or a tool's
+        output), so that later text showing their fragments is redacted too."""
+        cards = [d.value for d in detections if d.type == "credit-card"]
+        if not cards or self.strategy == "warn":
+            return
+        engine = state.get(RUN_ENGINE)
+        if engine is not None and ECHO_STATE not in state:
+            return  # a run engine of a subclass's own (SystemPromptScrubber): left alone
+        memory = EchoMemory.from_state(state[ECHO_STATE]) if ECHO_STATE in state else EchoMemory()
+        fresh = [memory.remember(card) for card in cards]  # every card, not just the first
+        if not any(fresh):
+            return
+        state[ECHO_STATE] = memory.to_state()
+        engine = state[RUN_ENGINE] = _with_echoes(self.engine, memory)
+        for value in state.values():
+            if isinstance(value, StreamScanner):
+                value.rebind(engine)
 
     def _before(self, part: Any, flushed: list[Any]) -> Any:
         """``flushed`` chunks (some perhaps awaitables), then ``part``."""
@@ -295,12 +335,16 @@ class RedactingProcessor(Processor[Any]):
         chunk.execution_args = part.execution_args if part.execution_args is not None else args
         return self._reported(chunk, found, "tool-call")
 
-    def _tool_output(self, part: Chunk, abort: Any, engine: Any) -> Any:
+    def _tool_output(
+        self, part: Chunk, abort: Any, engine: Any, state: dict[str, Any] | None = None
+    ) -> Any:
         field = "result" if part.type == "tool-result" else "error"
         found: list[Detection] = []
         shown = self._redact_json(part.payload.get(field), found, engine)
         if not found:
             return part
+        if state is not None:
+            self.remember(state, found)
         if self.strategy == "block":
             self._block(abort, found, part.type)
         if self.strategy == "filter":
@@ -370,6 +414,13 @@ class RedactingProcessor(Processor[Any]):
             else:
                 kept.append(message)
         return self._reported(kept if filtered else None, found_all, where)
+
+
+def _with_echoes(engine: RedactionEngine, memory: EchoMemory) -> RedactionEngine:
+    """``engine`` plus a rule for the fragments of the cards in ``memory``."""
+    rule = CustomRule(ECHO_TYPE, EchoPattern(memory), "[CREDIT_CARD]")
+    rules = tuple(r for r in engine.rules if not isinstance(r.pattern, EchoPattern))
+    return RedactionEngine(engine.detectors, (*rules, rule), hold=engine.hold, batch=engine.batch)
 
 
 async def _gather(items: list[Any], part: Any) -> list[Chunk]:

@@ -251,23 +251,45 @@ _NON_SPACE = re.compile(r"\S*")
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
-_GROUPED = "0123456789().+-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_GROUPED = "0123456789().+-/_,|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 """What the groups of spaced shapes are made of (cards, phone numbers, IBANs, ids)."""
 _KEYWORDS = frozenset(
     (
         "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
         "secret-key", "access_token", "access-token", "auth_token", "auth-token",
-        "client_secret", "client-secret", "aws_secret_access_key", "password", "passwd", "",
+        "client_secret", "client-secret", "aws_secret_access_key", "secretaccesskey",
+        "secret_access_key", "secret-access-key", "password", "passwd", "",
     )
 )  # fmt: skip
+_KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
+
+
+def _wider_start(norm: str, start: int, offset: int) -> int:
+    """``start`` moved back over what an e-mail address may hold beyond printable ASCII: an
+    accented or Cyrillic local part or domain, a CJK domain after ``@``, a quoted local part
+    still open (the last ``"`` within 64 characters)."""
+    low = max(offset, start - 64)
+    quote = norm.rfind('"', low, start)
+    if quote >= 0 and norm.count('"', quote, len(norm)) % 2:
+        start = quote
+    at = norm.rfind("@", low, start)
+    if at >= 0 and not any(c.isspace() for c in norm[at:start]):
+        start = at
+    while start > offset and (
+        "\u00c0" <= norm[start - 1] <= "\u04ff" or "!" <= norm[start - 1] <= "~"
+    ):
+        start -= 1
+    return start
 
 
 def _superset_start(norm: str, offset: int) -> int:
     """A start at or before every open candidate's (see :meth:`RedactionEngine.open_start`)."""
     start = max(len(norm.rstrip(_PRINTABLE)), offset)
+    if start > offset and (norm[start - 1] > "~" or norm.find('"', max(offset, start - 64)) >= 0):
+        start = _wider_start(norm, start, offset)
     while start > offset:
         gap = start
-        while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t":
+        while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t\n":
             gap -= 1
         if gap in (start, offset) or start - gap > 8:
             break
@@ -284,7 +306,7 @@ def _superset_start(norm: str, offset: int) -> int:
         if not joined:
             break
         start = gap - joined
-        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t"):
+        if joined < gap - offset and (joined < len(token) or norm[start - 1] not in " \t\n"):
             break  # a partial token, or one after a non-space character
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
@@ -300,7 +322,9 @@ def _joinable(token: str) -> int:
     grouped = len(token) - len(token.rstrip(_GROUPED))
     if grouped:
         return grouped
-    return len(token) if token.lower().strip("\"':=") in _KEYWORDS else 0
+    word = token.lower().strip("\"'`:=({[*]})")
+    # a keyword after ` ( { * [, or ending a name (OPENAI_API_KEY): its value may follow
+    return len(token) if word in _KEYWORDS or word.endswith(_KEYWORD_ENDS) else 0
 
 
 def _start(detection: Detection) -> int:
@@ -333,6 +357,9 @@ class StreamScanner:
         """The stored form in a durable run's checkpoint check: how much is held, never the
         held (unredacted) text; replay rebuilds the scanner."""
         return {"held": len(self.held), "room": self.room}
+    def rebind(self, engine: RedactionEngine) -> None:
+        """Scan what comes next with ``engine`` (a run's own, once it knows more)."""
+        self._engine = engine
 
     def reset(self) -> None:
         """Forget the held text (a rejected attempt's text is never released)."""
