@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from procession.processors.builtin import prompt_text
 from procession.processors.builtin.prompt_text import key_of, normalise, skeleton
 from procession.processors.builtin.system_prompt import PromptLeakEngine
 
@@ -111,3 +112,13 @@ def test_nfkc_case_folding_and_accents_are_in_the_keys() -> None:
     assert normalise("\ufb01ne STRASSE").text == normalise("fine stra\u00dfe").text
     assert normalise(unicodedata.normalize("NFD", "caf\u00e9")).text == "cafe"
     assert normalise("cafe\u0301\u0301\u0300").text == normalise("CAF\u00c9").text
+
+
+def test_the_fast_paths_know_every_character_that_changes() -> None:
+    changed, irregular = prompt_text.character_classes()
+    for code in range(0x10000):
+        char = chr(code)
+        key = key_of(char)
+        assert key == char or changed.search(char), hex(code)
+        assert len(key) == 1 or irregular.search(char), hex(code)
+    assert normalise("\ud55c\uad6d\uc5b4 caf\u00e9").text == "\ud55c\uad6d\uc5b4 cafe"

@@ -21,11 +21,20 @@ character traced back to the raw character that produced it (:func:`normalise`).
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import re
 import unicodedata
 from pathlib import Path
 
-__all__ = ["KEYS", "Normalised", "key_of", "normalise", "prototypes", "skeleton"]
+__all__ = [
+    "KEYS",
+    "Normalised",
+    "character_classes",
+    "key_of",
+    "normalise",
+    "prototypes",
+    "skeleton",
+]
 
 EMPHASIS = "*_~`"
 """Markdown emphasis and code marks: dropped from both sides."""
@@ -85,6 +94,8 @@ def key_of(char: str) -> str:
     if char.isspace():
         return " "
     code = ord(char)
+    if 0xAC00 <= code <= 0xD7A3:  # a Hangul syllable: its own key (not split into jamo)
+        return char
     if code in _IGNORABLE or unicodedata.category(char) in ("Cf", "Cc"):
         return ""
     decomposed = unicodedata.normalize("NFKD", char)
@@ -98,10 +109,13 @@ def key_of(char: str) -> str:
     for sequence, ascii_char in _ASCII_SEQUENCES.items():
         mapped = mapped.replace(sequence, ascii_char)
     folded = unicodedata.normalize("NFD", mapped.casefold())
-    kept = "".join(
-        c
-        for c in folded
-        if not c.isspace() and c not in EMPHASIS and unicodedata.category(c) != "Mn"
+    kept = unicodedata.normalize(  # composed again: Hangul syllables stay one character
+        "NFC",
+        "".join(
+            c
+            for c in folded
+            if not c.isspace() and c not in EMPHASIS and unicodedata.category(c) != "Mn"
+        ),
     )
     return "".join(_CASE_MERGE.get(c, c) for c in kept)
 
@@ -180,32 +194,93 @@ class Normalised:
         return offsets[index - 1] + 1 if index else 0
 
 
+_CANDIDATE_CATEGORIES = frozenset(("Cf", "Cc", "Mn", "Zs", "Zl", "Zp"))
+_CLASSES: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+
+
+def _char_class(codes: list[int]) -> re.Pattern[str]:
+    ranges, start = [], None
+    for previous, code in itertools.pairwise([-2, *codes, -2]):
+        if start is None:
+            start = code
+        elif code != previous + 1:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(previous))}")
+            start = code
+    return re.compile("[" + "".join(ranges) + "\U00010000-\U0010ffff]")
+
+
+def character_classes() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Regular expressions of the BMP characters whose key is not the character itself, and
+    of those whose key is not one character (white space apart); astral characters are in
+    both (a superset is safe). One C-level scan then spares most text the translation."""
+    global _CLASSES
+    if _CLASSES is None:
+        table, changed, irregular = prototypes(), [], []
+        for code in range(0x10000):
+            char = chr(code)
+            if not (
+                char in table
+                or unicodedata.decomposition(char)
+                or char.casefold() != char
+                or unicodedata.category(char) in _CANDIDATE_CATEGORIES
+                or char in EMPHASIS
+                or char in _CASE_MERGE
+                or code in _IGNORABLE
+            ):
+                continue
+            key = KEYS[code]
+            if key != char:
+                changed.append(code)
+                if len(key) != 1:
+                    irregular.append(code)
+        _CLASSES = _char_class(changed), _char_class(irregular)
+    return _CLASSES
+
+
 def normalise(raw: str, after_space: bool = False) -> Normalised:
     """The keys of ``raw`` (``after_space``: the key before it was a space, so leading white
     space folds into that run)."""
-    keys = raw.translate(KEYS)
-    kinds = raw.translate(_KINDS)
-    regular = kinds.count("\x01") + kinds.count(" ") == len(kinds) and "  " not in keys
-    if regular and not (after_space and keys.startswith(" ")):
+    changed, irregular = _CLASSES or character_classes()
+    if changed.search(raw) is None:
+        keys = raw
+    elif irregular.search(raw) is None:
+        keys = raw.translate(KEYS)
+    else:
+        keys = ""
+    if keys and "  " not in keys and not (after_space and keys.startswith(" ")):
         return Normalised(keys, None, len(raw))
+    if not raw:
+        return Normalised("", None, 0)
+    keys = raw.translate(KEYS)
     text = _RUNS.sub(" ", keys)
     if after_space and text.startswith(" "):
         text = text[1:]
-    return Normalised(text, _offsets(kinds, after_space), len(raw))
+    return Normalised(text, _offsets(raw.translate(_KINDS), after_space), len(raw))
 
 
-def _offsets(kinds: str, space: bool) -> list[int]:
+_SEGMENT = re.compile("(?:[^\x01 ]| (?=[^\x01]))[^\x01]*")
+"""Where keys and raw characters are not one for one: a character whose key is not one
+character, or white space that folds or is followed by such a character."""
+
+
+def _offsets(kinds: str, after_space: bool) -> list[int]:
     offsets: list[int] = []
     append = offsets.append
-    for index, kind in enumerate(kinds):
-        if kind == "\x01":
-            append(index)
-            space = False
-        elif kind == " ":
-            if not space:
-                append(index)
-                space = True
-        elif kind != "\x00":
-            offsets.extend([index] * ord(kind))
-            space = False
+    folds = after_space and kinds[:1] == " " and kinds[1:2] in ("", "\x01")
+    position = 1 if folds else 0  # a lone space that folds into the run before
+    for segment in _SEGMENT.finditer(kinds, position):
+        start = segment.start()
+        offsets.extend(range(position, start))
+        space = after_space if start == 0 else kinds[start - 1] == " "
+        for index in range(start, segment.end()):
+            kind = kinds[index]
+            if kind == " ":
+                if not space:
+                    append(index)
+                    space = True
+            elif kind != "\x00":
+                offsets.extend([index] * ord(kind))
+                space = False
+        position = segment.end()
+    offsets.extend(range(position, len(kinds)))
     return offsets
