@@ -122,3 +122,15 @@ def test_the_fast_paths_know_every_character_that_changes() -> None:
         assert key == char or changed.search(char), hex(code)
         assert len(key) == 1 or irregular.search(char), hex(code)
     assert normalise("\ud55c\uad6d\uc5b4 caf\u00e9").text == "\ud55c\uad6d\uc5b4 cafe"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(CHARS, max_size=30).map("".join), st.integers(0, 30), st.booleans())
+def test_the_cut_walked_back_from_the_end_is_the_cut_of_the_offsets(
+    raw: str, back: int, after_space: bool
+) -> None:
+    index = max(0, len(normalise(raw, after_space).text) - back)
+    walked = normalise(raw, after_space).cut(index)
+    mapped = normalise(raw, after_space)
+    start = mapped.start_of(index)
+    assert walked == (start, mapped.raw(start))

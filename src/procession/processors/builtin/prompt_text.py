@@ -150,22 +150,36 @@ _RUNS = re.compile(" {2,}")
 
 
 class Normalised:
-    """A raw text's key string and, where it differs in length, the raw index of each key.
+    """A raw text's key string, and the raw character of each key.
 
     Attributes:
         text: The keys of the raw text, white-space runs folded.
-        offsets: ``offsets[i]`` is the raw index of the character that produced ``text[i]``
-            (for a folded run, its first white space); ``None`` when ``text[i]`` came from
-            raw index ``i`` throughout.
         size: The raw text's length.
     """
 
-    __slots__ = ("offsets", "size", "text")
+    __slots__ = ("_after_space", "_kinds", "_offsets", "_raw", "size", "text")
 
-    def __init__(self, text: str, offsets: list[int] | None, size: int) -> None:
+    def __init__(self, text: str, raw: str, after_space: bool, one_for_one: bool) -> None:
         self.text = text
-        self.offsets = offsets
-        self.size = size
+        self.size = len(raw)
+        self._raw = raw
+        self._after_space = after_space
+        self._kinds: str | None = None
+        self._offsets: list[int] | None = None if one_for_one else []
+
+    @property
+    def offsets(self) -> list[int] | None:
+        """``offsets[i]``: the raw index of the character that produced ``text[i]`` (for a
+        folded run, its first white space); ``None`` when key ``i`` is raw character ``i``
+        throughout. Computed on first use."""
+        if self._offsets is not None and not self._offsets and self.text:
+            self._offsets = _offsets(self._kinds_of(), self._after_space)
+        return self._offsets
+
+    def _kinds_of(self) -> str:
+        if self._kinds is None:
+            self._kinds = self._raw.translate(_KINDS)
+        return self._kinds
 
     def raw(self, index: int) -> int:
         """Raw index of key ``index`` (``len(text)`` maps to the raw end)."""
@@ -192,6 +206,29 @@ class Normalised:
         if offsets is None:
             return index
         return offsets[index - 1] + 1 if index else 0
+
+    def cut(self, index: int) -> tuple[int, int]:
+        """Where to cut before key ``index``: ``(start_of(index), raw(start_of(index)))``,
+        found by walking back from the end when the offsets are not known yet (a stream's
+        cut is near the end: only the held keys are walked)."""
+        size = len(self.text)
+        if self._offsets is None or index >= size:
+            return (index, index) if self._offsets is None else (index, self.size)
+        if self._offsets or size - index > 64:
+            index = self.start_of(index)
+            return index, self.raw(index)
+        kinds, need, at = self._kinds_of(), size - index, self.size
+        while need > 0:
+            at -= 1
+            kind = kinds[at]
+            if kind == " ":
+                before = at - 1
+                while before >= 0 and kinds[before] == "\x00":
+                    before -= 1
+                need -= kinds[before] != " " if before >= 0 else not self._after_space
+            else:
+                need -= ord(kind)
+        return index + need, at
 
 
 _CANDIDATE_CATEGORIES = frozenset(("Cf", "Cc", "Mn", "Zs", "Zl", "Zp"))
@@ -248,39 +285,42 @@ def normalise(raw: str, after_space: bool = False) -> Normalised:
     else:
         keys = ""
     if keys and "  " not in keys and not (after_space and keys.startswith(" ")):
-        return Normalised(keys, None, len(raw))
+        return Normalised(keys, raw, after_space, one_for_one=True)
     if not raw:
-        return Normalised("", None, 0)
-    keys = raw.translate(KEYS)
-    text = _RUNS.sub(" ", keys)
+        return Normalised("", raw, after_space, one_for_one=True)
+    text = _RUNS.sub(" ", raw.translate(KEYS))
     if after_space and text.startswith(" "):
         text = text[1:]
-    return Normalised(text, _offsets(raw.translate(_KINDS), after_space), len(raw))
+    return Normalised(text, raw, after_space, one_for_one=False)
 
 
-_SEGMENT = re.compile("(?:[^\x01 ]| (?=[^\x01]))[^\x01]*")
-"""Where keys and raw characters are not one for one: a character whose key is not one
-character, or white space that folds or is followed by such a character."""
+_FOLDED_RUN = re.compile(" (?:\x00* )+")
+"""A white-space run (dropped characters inside it) in a kinds string: one key, its first."""
+
+
+_SECOND_SPACE = re.compile("(?<= ) ")
+_GAP = re.compile(" \x00+ ")
+
+
+def _fold(run: re.Match[str]) -> str:
+    return " " + run.group()[1:].replace(" ", "\x00")
 
 
 def _offsets(kinds: str, after_space: bool) -> list[int]:
+    """The raw index of each key, from the kinds string: runs fold to their first space;
+    then each raw index stands once for each of its keys (C-level for one key or none)."""
+    if after_space:  # the space before: leading white space folds into it
+        kinds = " " + kinds
+    kinds = _SECOND_SPACE.sub("\x00", kinds)
+    if _GAP.search(kinds):  # white space on both sides of dropped characters: one run
+        kinds = _FOLDED_RUN.sub(_fold, kinds)
+    if after_space:
+        kinds = kinds[1:]
+    counts = kinds.replace(" ", "\x01").encode("latin-1")
+    if max(counts, default=0) <= 1:
+        return list(itertools.compress(range(len(counts)), counts))
     offsets: list[int] = []
-    append = offsets.append
-    folds = after_space and kinds[:1] == " " and kinds[1:2] in ("", "\x01")
-    position = 1 if folds else 0  # a lone space that folds into the run before
-    for segment in _SEGMENT.finditer(kinds, position):
-        start = segment.start()
-        offsets.extend(range(position, start))
-        space = after_space if start == 0 else kinds[start - 1] == " "
-        for index in range(start, segment.end()):
-            kind = kinds[index]
-            if kind == " ":
-                if not space:
-                    append(index)
-                    space = True
-            elif kind != "\x00":
-                offsets.extend([index] * ord(kind))
-                space = False
-        position = segment.end()
-    offsets.extend(range(position, len(kinds)))
+    for index, count in enumerate(counts):
+        if count:
+            offsets.extend([index] * count)
     return offsets

@@ -187,8 +187,7 @@ class PromptLeakScanner(StreamScanner):
         else:  # `matched` < gram: hold what a restart needs (and the match, shorter)
             cut = size - min(self._prompt.gram - 1, size)
         assert index == size
-        cut = norm.start_of(cut)  # keep the keys of one raw character together
-        raw_cut = norm.raw(cut)
+        cut, raw_cut = norm.cut(cut)  # the keys of one raw character stay together
         if cut:
             self._space = text[cut - 1] == " "
         self._keep(buf[raw_cut:])
