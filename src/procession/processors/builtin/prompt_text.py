@@ -178,7 +178,8 @@ class Normalised:
 
     def _kinds_of(self) -> str:
         if self._kinds is None:
-            self._kinds = self._raw.translate(_KINDS)
+            raw = self._raw
+            self._kinds = raw.translate(_ASCII_KINDS if raw.isascii() else _KINDS)
         return self._kinds
 
     def raw(self, index: int) -> int:
@@ -277,6 +278,12 @@ def character_classes() -> tuple[re.Pattern[str], re.Pattern[str]]:
 def normalise(raw: str, after_space: bool = False) -> Normalised:
     """The keys of ``raw`` (``after_space``: the key before it was a space, so leading white
     space folds into that run)."""
+    if raw.isascii():  # (a flag of the string: no scan)
+        keys = raw.translate(_ASCII_KEYS)
+        leading = after_space and keys.startswith(" ")
+        if not leading and "  " not in keys and not _ASCII_IRREGULAR.search(raw):
+            return Normalised(keys, raw, after_space, one_for_one=True)
+        return _folded(keys, raw, after_space)
     changed, irregular = _CLASSES or character_classes()
     if changed.search(raw) is None:
         keys = raw
@@ -288,10 +295,23 @@ def normalise(raw: str, after_space: bool = False) -> Normalised:
         return Normalised(keys, raw, after_space, one_for_one=True)
     if not raw:
         return Normalised("", raw, after_space, one_for_one=True)
-    text = _RUNS.sub(" ", raw.translate(KEYS))
+    return _folded(raw.translate(KEYS), raw, after_space)
+
+
+def _folded(keys: str, raw: str, after_space: bool) -> Normalised:
+    text = _RUNS.sub(" ", keys)
     if after_space and text.startswith(" "):
         text = text[1:]
     return Normalised(text, raw, after_space, one_for_one=False)
+
+
+_ASCII_KEYS = {code: KEYS[code] for code in range(128)}
+"""The keys of ASCII (a plain dict: ``str.translate``'s fast path for ASCII)."""
+_ASCII_IRREGULAR = re.compile(
+    "[" + re.escape("".join(chr(c) for c in range(128) if len(KEYS[c]) != 1)) + "]"
+)
+"""ASCII characters whose key is not one character."""
+_ASCII_KINDS = {code: _KINDS[code] for code in range(128)}
 
 
 _FOLDED_RUN = re.compile(" (?:\x00* )+")
