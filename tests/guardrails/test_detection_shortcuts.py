@@ -25,8 +25,9 @@ from procession.processors.builtin.detectors import (
     detectors_for,
     matching_text,
 )
+from procession.processors.builtin.prompt_text import normalise
 from procession.processors.builtin.redaction import RedactionEngine
-from procession.processors.builtin.system_prompt import PromptLeakEngine, fold
+from procession.processors.builtin.system_prompt import PromptLeakEngine
 
 from .redaction_data import carriers, carry, ordinary_sentences, secret_values
 
@@ -139,37 +140,43 @@ PROMPTS = (
 )
 
 
-def leaks(prompts: Sequence[str], minimum: int, segments: Sequence[Sequence[str]]) -> set[int]:
-    """Positions a leak covers, found the slow way: ``matched`` (the longest suffix of the
+def leaks(
+    prompts: Sequence[str], minimum: int, segments: Sequence[Sequence[str]]
+) -> tuple[set[int], set[int]]:
+    """Raw positions a leak covers (of the characters with a normalised key), and those
+    characters, found the slow way on the normalised text: ``matched`` (the longest suffix of the
     text seen that the system text holds) by trying every suffix, with the scanner's rules
     for a leak, its continuation and ``since``. A flush (between segments) starts afresh
     unless a leak goes on."""
-    system = "\x00".join(fold(p) for p in prompts)
-    text = fold("".join("".join(deltas) for deltas in segments))
-    starts, position = set(), 0
-    for deltas in segments:
-        starts.add(position)
-        position += sum(len(d) for d in deltas)
+    system = "\x00".join(normalise(p).text for p in prompts)
+    text, raw, base = "", [], 0  # normalised text so far, raw index of each of its characters
     covered: set[int] = set()
     seen_from, before, since, leak = 0, 0, 0, False
-    for index in range(len(text)):
-        if index in starts and not leak:
-            seen_from, before, since = index, 0, 0
-        matched = 0
-        while matched <= index - seen_from and text[index - matched : index + 1] in system:
-            matched += 1
-        since += 1
-        if leak and matched == before + 1:
-            covered.add(index)
-        else:
-            if leak:
-                leak, since = False, 1
-            candidate = min(matched, since)
-            if candidate >= minimum:
-                leak = True
-                covered.update(range(index - candidate + 1, index + 1))
-        before = matched
-    return covered
+    for deltas in segments:
+        segment = "".join(deltas)
+        norm = normalise(segment, leak and text.endswith(" "))  # the scanner's rule
+        start = len(text)
+        text += norm.text
+        raw.extend(base + norm.raw(i) for i in range(len(norm.text)))
+        base += len(segment)
+        if not leak:
+            seen_from, before, since = start, 0, 0
+        for index in range(start, len(text)):
+            matched = 0
+            while matched <= index - seen_from and text[index - matched : index + 1] in system:
+                matched += 1
+            since += 1
+            if leak and matched == before + 1:
+                covered.add(index)
+            else:
+                if leak:
+                    leak, since = False, 1
+                candidate = min(matched, since)
+                if candidate >= minimum:
+                    leak = True
+                    covered.update(range(index - candidate + 1, index + 1))
+            before = matched
+    return {raw[i] for i in covered}, set(raw)
 
 
 @st.composite
@@ -184,7 +191,9 @@ def leaky(draw: st.DrawFn) -> tuple[int, list[list[str]]]:
             prompt = draw(st.sampled_from(PROMPTS))
             start = draw(st.integers(0, len(prompt) - 1))
             piece = prompt[start : start + draw(st.integers(1, 90))]
-            parts.append(draw(st.sampled_from([piece, piece.upper(), "ok ", "the ", "a", "  "])))
+            parts.append(
+                draw(st.sampled_from([piece, piece.upper(), "ok ", "the ", "a", "  ", "**"]))
+            )
         text = "".join(parts)
         cuts = sorted(set(draw(st.lists(st.integers(1, max(1, len(text) - 1)), max_size=20))))
         bounds = zip([0, *cuts], [*cuts, len(text)], strict=True)
@@ -213,7 +222,8 @@ def test_the_skipping_leak_scanner_finds_what_stepping_every_character_finds(
         if scanner.held:  # what the redacting processors do at `text-end`
             take(*scanner.flush())
     assert "".join(released) == "".join("".join(deltas) for deltas in segments)
-    assert covered == leaks(PROMPTS, minimum, segments)
+    expected, keyed = leaks(PROMPTS, minimum, segments)
+    assert covered & keyed == expected
 
 
 def test_a_leak_that_never_filled_a_batch_is_found_when_the_text_ends() -> None:

@@ -357,6 +357,7 @@ class StreamScanner:
         """The stored form in a durable run's checkpoint check: how much is held, never the
         held (unredacted) text; replay rebuilds the scanner."""
         return {"held": len(self.held), "room": self.room}
+
     def rebind(self, engine: RedactionEngine) -> None:
         """Scan what comes next with ``engine`` (a run's own, once it knows more)."""
         self._engine = engine

@@ -1,11 +1,14 @@
 """``SystemPromptScrubber``: stop the agent's own system prompt from leaking, while it streams.
 
 Offline, it needs no model: it knows the run's system messages (``message_list``) and finds,
-in linear time, any stretch of the output that repeats one of them verbatim for at least
-``min_length`` characters (case, width and whitespace folded). A suffix automaton of the
-system text follows the stream character by character; the held text is only the current
-partial match (shorter than ``min_length``), so nothing of a leak reaches the client, and a
-leak is redacted as it continues, however long.
+in linear time, any stretch of the output that repeats one of them for at least
+``min_length`` characters once both are normalised (:mod:`.prompt_text`: white-space runs
+folded; zero-width, format characters and soft hyphens dropped; markdown emphasis removed;
+look-alikes mapped to their Unicode TR39 skeleton; case folded). A suffix automaton of the
+normalised system text follows the normalised stream; each normalised character maps back to
+the raw character it came from, so what is held is only the raw text of the current partial
+match (shorter than ``min_length`` normalised characters), nothing of a leak reaches the
+client, and a leak is redacted, in the raw text, as it continues, however long.
 
 With a ``model``, the shared judge also looks for paraphrased leaks in the response messages
 before they are stored (Mastra's model-judged check), failing closed by default.
@@ -22,7 +25,7 @@ from procession.chunks import Chunk
 from procession.messages.parts import TextPart
 from procession.models.base import LanguageModel
 from procession.processors.base import ProcessorViolation
-from procession.processors.builtin.detectors import MATCHING_TABLE, Detection
+from procession.processors.builtin.detectors import Detection
 from procession.processors.builtin.judge import Judge, check_error_strategy, fence
 from procession.processors.builtin.options import (
     check_bool,
@@ -32,6 +35,7 @@ from procession.processors.builtin.options import (
     check_str,
     check_str_list,
 )
+from procession.processors.builtin.prompt_text import Normalised, normalise
 from procession.processors.builtin.redacting import (
     RUN_ENGINE,
     STRATEGIES,
@@ -51,31 +55,6 @@ _TYPE = "system-prompt"
 _SEPARATOR = "\x00"
 
 
-def _fold_table() -> dict[int, str]:
-    table = {code: value.lower() for code, value in MATCHING_TABLE.items()}
-    for code in range(0x41, 0x5B):
-        table[code] = chr(code + 32)
-    for char in "\t\n\r\x0b\x0c":
-        table[ord(char)] = " "
-    table[0] = " "
-    return table
-
-
-_FOLD = _fold_table()
-
-
-def fold(text: str) -> str:
-    """``text`` as the matcher sees it: lower-case ASCII, ASCII width, whitespace as spaces
-    (one character for one, so offsets stay)."""
-    folded = text.translate(_FOLD)
-    if folded.isascii():
-        return folded
-    lowered = folded.lower()  # one character for one, unless a lower case is longer (İ)
-    if len(lowered) == len(folded) and "\u03a3" not in folded:  # nor a final sigma (ς)
-        return lowered
-    return "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
-
-
 _GRAM = 8
 """Length of the prompt pieces looked up to skip text that cannot be a leak (see
 :class:`PromptLeakScanner`)."""
@@ -86,7 +65,8 @@ class PromptLeakEngine:
 
     Args:
         prompts: The system texts to protect.
-        min_length: How many folded characters of verbatim repetition count as a leak.
+        min_length: How many normalised characters of repetition count as a leak (see
+            :mod:`procession.processors.builtin.prompt_text`).
         hold: The hold bound of the scanners' batches (see ``RedactionEngine``).
     """
 
@@ -98,14 +78,14 @@ class PromptLeakEngine:
         self.trans: list[dict[str, int]] = [{}]
         self.link: list[int] = [-1]
         self.length: list[int] = [0]
-        text = _SEPARATOR.join(fold(p) for p in prompts)
+        text = _SEPARATOR.join(normalise(p).text for p in prompts)
         last = 0
         for char in text:
             last = self._extend(last, char)
         self.gram = gram = min(_GRAM, min_length)
         self.step = min_length - gram + 1
         self.grams = frozenset(text[i : i + gram] for i in range(len(text) - gram + 1))
-        """Every ``gram`` characters of the folded system text."""
+        """Every ``gram`` characters of the normalised system text."""
 
     def _extend(self, last: int, char: str) -> int:
         trans, link, length = self.trans, self.link, self.length
@@ -168,7 +148,7 @@ class PromptLeakScanner(StreamScanner):
     Only text with a piece of the system text every ``step`` characters is stepped through.
     """
 
-    __slots__ = ("_known", "_leak", "_length", "_prompt", "_seen", "_since", "_state")
+    __slots__ = ("_known", "_leak", "_length", "_prompt", "_seen", "_since", "_space", "_state")
 
     def __init__(self, engine: PromptLeakEngine, batch: int | None = None) -> None:
         super().__init__(RedactionEngine((), hold=engine.hold, batch=batch))
@@ -178,7 +158,11 @@ class PromptLeakScanner(StreamScanner):
         self._since = 0  # characters since the last leak ended (caps a new candidate)
         self._leak = False
         self._seen = 0
-        """How much of ``held`` the automaton has seen (deltas join the batch unseen)."""
+        """How much of ``held``'s normalised text the automaton has seen (deltas join the
+        batch unseen)."""
+        self._space = False
+        """Whether the normalised text released before ``held`` ended with a space (white
+        space at the start of ``held`` then folds into that run)."""
         self._known = True
         """Whether ``_state`` and ``_length`` are exact after what it has seen; if not,
         ``matched`` is below ``gram`` there, and restarting at the start of ``held`` (the
@@ -188,7 +172,7 @@ class PromptLeakScanner(StreamScanner):
         """Forget the held text and the match."""
         super().reset()
         self._state = self._length = self._since = self._seen = 0
-        self._leak = False
+        self._leak = self._space = False
         self._known = True
 
     def feed(self, delta: str) -> tuple[str, list[Detection]]:
@@ -198,7 +182,8 @@ class PromptLeakScanner(StreamScanner):
             self.room -= len(delta)
             return "", []
         buf = self.held + delta
-        text = fold(buf)
+        norm = normalise(buf, self._space)
+        text = norm.text
         size = len(text)
         spans: list[list[int]] = []
         index = self._run(text, self._seen, spans)
@@ -207,9 +192,12 @@ class PromptLeakScanner(StreamScanner):
         else:  # `matched` < gram: hold what a restart needs (and the match, shorter)
             cut = size - min(self._prompt.gram - 1, size)
         assert index == size
-        self._keep(buf[cut:])
+        cut, raw_cut = norm.cut(cut)  # the keys of one raw character stay together
+        if cut:
+            self._space = text[cut - 1] == " "
+        self._keep(buf[raw_cut:])
         self._seen = size - cut
-        return buf[:cut], _detections(buf, spans, cut)
+        return buf[:raw_cut], _detections(buf, norm, spans, raw_cut, self._leak)
 
     def _run(self, text: str, index: int, spans: list[list[int]]) -> int:
         """Process ``text[index:]`` (``text[:index]`` was), skipping what cannot be a leak."""
@@ -302,22 +290,35 @@ class PromptLeakScanner(StreamScanner):
         yet (a partial match at the end is not a leak)."""
         held, seen = self.held, self._seen
         spans: list[list[int]] = []
-        if seen < len(held):
-            self._run(fold(held), seen, spans)
-        if self._leak:  # a leak may go on in the next text (as when nothing was held)
+        norm = normalise(held, self._space)
+        if seen < len(norm.text):
+            self._run(norm.text, seen, spans)
+        leak = self._leak
+        if leak:  # a leak may go on in the next text (as when nothing was held)
+            if norm.text:
+                self._space = norm.text[-1] == " "
             self._keep("")
             self._seen = 0
         else:
             self.reset()
-        return held, _detections(held, spans, len(held))
+        return held, _detections(held, norm, spans, len(held), leak)
 
 
-def _detections(buf: str, spans: list[list[int]], cut: int) -> list[Detection]:
-    return [
-        Detection(_TYPE if not cont else "+" + _TYPE, start, min(end, cut), buf[start:end])
-        for start, end, cont in spans
-        if start < cut
-    ]
+def _detections(
+    buf: str, norm: Normalised, spans: list[list[int]], cut: int, going_on: bool
+) -> list[Detection]:
+    """Spans of normalised text as raw detections; a leak that went on from the last text
+    covers what came before its first key, one that goes on covers the raw text to ``cut``
+    (white space and dropped characters inside a leak are redacted with it)."""
+    found = []
+    size = len(norm.text)
+    for start, end, cont in spans:
+        raw_start = 0 if cont and start == 0 else norm.raw(start)
+        raw_end = cut if going_on and end == size else min(norm.raw_end(end), cut)
+        if raw_start < cut:
+            kind = _TYPE if not cont else "+" + _TYPE
+            found.append(Detection(kind, raw_start, raw_end, buf[raw_start:raw_end]))
+    return found
 
 
 def _grow(spans: list[list[int]], index: int, *, continued: bool) -> None:
@@ -343,8 +344,9 @@ class SystemPromptScrubber(RedactingProcessor):
         redaction_method: ``"placeholder"`` (default: ``placeholder_text``), ``"mask"``
             (``*`` for each letter) or ``"remove"``.
         placeholder_text: The placeholder (default ``[SYSTEM_PROMPT]``).
-        min_length: Characters of verbatim repetition that count as a leak (default 40; case,
-            width and whitespace folded).
+        min_length: Characters of repetition that count as a leak (default 40), counted in
+            normalised text (white space, format characters, emphasis, look-alikes and case
+            folded: see :mod:`procession.processors.builtin.prompt_text`).
         include_tagged: Also protect tagged system messages (memory context, retry feedback);
             default False: the agent's instructions and caller-provided system messages.
         custom_patterns: Extra hints for the judge (Mastra's ``customPatterns``).
