@@ -149,7 +149,8 @@ def leaks(
     for a leak, its continuation and ``since``. A flush (between segments) starts afresh
     unless a leak goes on."""
     system = "\x00".join(normalise(p).text for p in prompts)
-    text, raw, base = "", [], 0  # normalised text so far, raw index of each of its characters
+    text, base = "", 0  # normalised text so far
+    raw: list[int] = []  # the raw index of each of its characters
     covered: set[int] = set()
     seen_from, before, since, leak = 0, 0, 0, False
     for deltas in segments:
