@@ -87,5 +87,5 @@ def _outcome(turn: Turn, session: Session, err: Console) -> int:
         return EXIT_BLOCKED
     if session.new_thread:
         note = f"saved in thread {session.thread_id}; continue it with --thread {session.thread_id}"
-        err.print(Text(note, style="dim"))
+        err.print(Text(note, style="dim"), soft_wrap=True)  # the ids must stay copyable
     return EXIT_OK
