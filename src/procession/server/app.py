@@ -140,18 +140,7 @@ def create_app(
         ConfigurationError: an argument of the wrong type (naming it and the value).
     """
     served = _agents(agents)
-    if memory is not None and not isinstance(memory, Memory):
-        raise wrong("memory", memory, "a procession Memory")
-    if auth is not None and not isinstance(auth, Auth):
-        raise wrong("auth", auth, "an Auth")
-    if cors is not None and not isinstance(cors, CORS):
-        raise wrong("cors", cors, "a CORS")
-    limits = ServerLimits() if limits is None else limits
-    if not isinstance(limits, ServerLimits):
-        raise wrong("limits", limits, "a ServerLimits")
-    scaling = Scaling() if scaling is None else scaling
-    if not isinstance(scaling, Scaling):
-        raise wrong("scaling", scaling, "a Scaling")
+    limits, scaling = _checked(memory, auth, cors, limits, scaling)
     if scaling.durable is not None:
         check_durable(scaling.durable, served)
         install_observer(scaling.durable, scaling.chunk_log)
@@ -193,6 +182,25 @@ def create_app(
     )
     app.state.procession = state
     return app
+
+
+def _checked(
+    memory: object, auth: object, cors: object, limits: object, scaling: object
+) -> tuple[ServerLimits, Scaling]:
+    """``create_app``'s typed arguments checked; the limits and scaling, defaults filled in."""
+    if memory is not None and not isinstance(memory, Memory):
+        raise wrong("memory", memory, "a procession Memory")
+    if auth is not None and not isinstance(auth, Auth):
+        raise wrong("auth", auth, "an Auth")
+    if cors is not None and not isinstance(cors, CORS):
+        raise wrong("cors", cors, "a CORS")
+    limits = ServerLimits() if limits is None else limits
+    if not isinstance(limits, ServerLimits):
+        raise wrong("limits", limits, "a ServerLimits")
+    scaling = Scaling() if scaling is None else scaling
+    if not isinstance(scaling, Scaling):
+        raise wrong("scaling", scaling, "a Scaling")
+    return limits, scaling
 
 
 def _middleware(

@@ -322,8 +322,9 @@ def _joinable(token: str) -> int:
     grouped = len(token) - len(token.rstrip(_GROUPED))
     if grouped:
         return grouped
-    word = token.lower().strip("\"'`:=({[*]})")
-    # a keyword after ` ( { * [, or ending a name (OPENAI_API_KEY): its value may follow
+    word = token.lower().strip("\\\"'`:=({[*]})")
+    # a keyword after ` ( { * [ or an escaped quote, or ending a name (OPENAI_API_KEY): its
+    # value may follow
     return len(token) if word in _KEYWORDS or word.endswith(_KEYWORD_ENDS) else 0
 
 
