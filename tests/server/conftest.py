@@ -48,7 +48,15 @@ def _url(server: uvicorn.Server) -> str:
 @contextlib.asynccontextmanager
 async def live_server(app: Any, **options: Any) -> AsyncIterator[Live]:
     """Serve ``app`` with uvicorn on a free loopback port, in the test's event loop."""
-    server = uvicorn.Server(_config(app, **options))
+    async with live_config(_config(app, **options)) as live:
+        yield live
+
+
+@contextlib.asynccontextmanager
+async def live_config(config: uvicorn.Config) -> AsyncIterator[Live]:
+    """Serve a uvicorn ``config`` (such as ``serve()``'s own, from ``uvicorn_config``) in the
+    test's event loop until the block ends."""
+    server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():

@@ -11,14 +11,13 @@ import socket
 from collections.abc import AsyncIterator
 
 import pytest
-import uvicorn
 
 from procession import Agent
 from procession.errors import ConfigurationError
 from procession.server import ConnectionLimits, ServerLimits, create_app
 from procession.server.run import uvicorn_config
 from procession.testing import ScriptedModel
-from tests.server.conftest import live_server
+from tests.server.conftest import live_config, live_server
 
 
 @contextlib.asynccontextmanager
@@ -27,18 +26,9 @@ async def served(limits: ConnectionLimits) -> AsyncIterator[tuple[str, int]]:
     config, _ = uvicorn_config(
         app, host="127.0.0.1", port=0, log_level="warning", token=False, limits=limits
     )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    host, port = server.servers[0].sockets[0].getsockname()[:2]
-    try:
+    async with live_config(config) as live:
+        host, port = live.server.servers[0].sockets[0].getsockname()[:2]
         yield host, port
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
 
 
 async def _read_all(reader: asyncio.StreamReader) -> bytes:

@@ -5,7 +5,6 @@ credentials, and malformed ids and JSON answered with a 4xx naming the field (is
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import uuid
@@ -15,7 +14,6 @@ from typing import Any
 
 import httpx2 as httpx
 import pytest
-import uvicorn
 
 from procession import Agent, Memory
 from procession.errors import ConfigurationError
@@ -25,7 +23,7 @@ from procession.server.chunk_log import ChunkLog
 from procession.server.run import uvicorn_config
 from procession.testing import ScriptedModel
 from tests.memory.crash_harness import drop_schema
-from tests.server.conftest import live_server
+from tests.server.conftest import live_config, live_server
 
 TOKEN = "tok-" + uuid.uuid4().hex
 BEARER = {"authorization": f"Bearer {TOKEN}"}
@@ -55,18 +53,8 @@ async def served(tmp: Path, **options: Any) -> AsyncIterator[Served]:
     app_options = {k: options.pop(k) for k in ("cors", "allowed_hosts", "auth") if k in options}
     app = create_app(Agent(id="support", model=model, memory=memory), **app_options)
     config, token = uvicorn_config(app, host="127.0.0.1", port=0, log_level="warning", **options)
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    host, port = server.servers[0].sockets[0].getsockname()[:2]
-    try:
-        yield Served(f"http://{host}:{port}", model, memory, token)
-    finally:
-        server.should_exit = True
-        await asyncio.wait_for(task, 15)
+    async with live_config(config) as live:
+        yield Served(live.url, model, memory, token)
 
 
 # --- Host: DNS rebinding -------------------------------------------------------------------
