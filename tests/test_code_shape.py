@@ -1,12 +1,19 @@
-"""The shape the code keeps (issue 10): short functions, no private names across modules."""
+"""The shape the code keeps (issues 10 and 22): short, simple functions, no private names
+across modules."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "procession"
 MAX_LINES = 100
+MAX_COMPLEXITY = 25
 
 
 def _modules() -> list[tuple[Path, ast.Module]]:
@@ -63,3 +70,29 @@ def test_private_modules_expose_a_sorted_all() -> None:
         if names is None or names != sorted(names):
             unsorted.append(str(path.relative_to(SRC)))
     assert unsorted == []
+
+
+def test_ruff_keeps_every_function_in_src_at_complexity_25_or_less() -> None:
+    """Issue 22's rule, enforced by ruff's mccabe check (C901) on every lint run."""
+    pyproject = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text())
+    lint = pyproject["tool"]["ruff"]["lint"]
+    assert "C901" in lint["select"]
+    assert "C901" not in lint.get("ignore", [])
+    assert lint["mccabe"]["max-complexity"] <= MAX_COMPLEXITY
+    ignored = {
+        pattern
+        for pattern, rules in lint.get("per-file-ignores", {}).items()
+        if "C901" in rules and pattern.startswith("src")
+    }
+    assert ignored == set()
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        pytest.skip("ruff is not installed beside this interpreter")
+    checked = subprocess.run(
+        [str(ruff), "check", "--select", "C901", "--output-format", "concise", str(SRC)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=SRC.parents[1],
+    )
+    assert checked.returncode == 0, checked.stdout

@@ -245,7 +245,7 @@ def test_rest_roles_become_optional_references_and_literal_markers_colons(
         "For example::\n\n    code\n\n::\n\n    more code"
     )
     out = docstrings.rest_to_markdown(text, scope)
-    assert '<autoref identifier="procession.models._google_model.GoogleModel" optional>' in out
+    assert '<autoref identifier="procession.models.google._model.GoogleModel" optional>' in out
     assert "<code>GoogleModel</code>" in out
     assert '<autoref identifier="procession.models.resolve_model" optional>' in out
     assert "<code>resolve_model</code>" in out

@@ -6,6 +6,7 @@ flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 
 from typing import TYPE_CHECKING, Any
 
+from procession._version import __version__
 from procession.agent import Agent, AgentStream
 from procession.approvals import ApprovalBroker, ApprovalRequest, Decision, LocalApprovals
 from procession.chunks import Chunk, Usage, finish_chunk
@@ -150,8 +151,6 @@ if TYPE_CHECKING:
         token_counter_for,
     )
     from procession.server import CORS, APIKey, Auth, JWTAuth, ServerLimits, create_app
-
-__version__ = "0.1.0.dev0"
 
 _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from procession.chunks import Chunk
 from procession.errors import APICallError
 from procession.models import ModelCallOptions
-from procession.models._anthropic_stream import AnthropicStreamMapper
 from procession.models._chunk_stream import ChunksThenError, ChunkStream
-from procession.models._google_stream import GeminiStreamMapper
 from procession.models.anthropic import AnthropicModel
+from procession.models.anthropic._stream import AnthropicStreamMapper
 from procession.models.base import StreamResult
 from procession.models.google import GoogleModel
+from procession.models.google._stream import GeminiStreamMapper
 from procession.models.retry import stream_with_retries
 from procession.signals import AbortSignal
 from tests.models.scripted_server import Reply, ScriptedServer, SseEvent

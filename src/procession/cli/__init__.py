@@ -18,7 +18,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from procession import __version__
+from procession._version import __version__
 from procession.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CLIError, one_line
 from procession.cli.logs import command_logging
 from procession.cli.options import verbosity_options

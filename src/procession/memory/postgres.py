@@ -32,6 +32,7 @@ from procession.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from procession.memory import _backend as sh
 from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
@@ -40,8 +41,8 @@ from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, PostgresThreadLocks
-from procession.memory.vectors import rank, to_blob
-from procession.messages.message import Message, new_id
+from procession.memory.vectors import rank
+from procession.messages.message import Message
 
 __all__ = ["MIGRATIONS", "PostgresStorage"]
 
@@ -153,12 +154,6 @@ ON CONFLICT (id) DO UPDATE SET
     body = excluded.body
 WHERE messages.resource_id = excluded.resource_id AND messages.thread_id = excluded.thread_id
 RETURNING id
-"""
-
-_BUMP_FENCE = """
-INSERT INTO thread_fences (thread_id, token) VALUES ($1, 1)
-ON CONFLICT (thread_id) DO UPDATE SET token = thread_fences.token + 1
-RETURNING token
 """
 
 _READ_FENCE = "SELECT token FROM thread_fences WHERE thread_id = $1 FOR UPDATE"
@@ -273,7 +268,7 @@ class PostgresStorage:
     async def _bump_fence(self, thread_id: str) -> int:
         """A new fencing token for ``thread_id`` (:mod:`procession.memory.fence`)."""
         pool = await self._get_pool()
-        token: int = await pool.fetchval(_BUMP_FENCE, thread_id)
+        token: int = await pool.fetchval(sh.BUMP_FENCE, thread_id)
         return token
 
     async def close(self) -> None:
@@ -297,10 +292,7 @@ class PostgresStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Create a thread; see :meth:`Storage.create_thread`."""
-        rec.check_id(resource_id, "resource_id")
-        tid = rec.check_id(thread_id, "thread_id") if thread_id is not None else new_id("thread")
-        rec.check_text(title, "title", thread_id=tid)
-        meta = rec.encode_metadata(metadata, "metadata", thread_id=tid)
+        tid, meta = sh.new_thread(resource_id, thread_id, title, metadata)
         pool = await self._get_pool()
         async with pool.acquire() as conn:
             row = await conn.fetchrow(
@@ -323,8 +315,7 @@ class PostgresStorage:
     @_database_errors
     async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
         """The thread, or ``None``; see :meth:`Storage.get_thread`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
         pool = await self._get_pool()
         row = await pool.fetchrow(f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = $1", thread_id)
         if row is None:
@@ -342,10 +333,7 @@ class PostgresStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Set the title and merge metadata; see :meth:`Storage.update_thread`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        rec.check_text(title, "title", thread_id=thread_id)
-        patch = rec.encode_metadata(metadata, "metadata", thread_id=thread_id)
+        patch = sh.thread_patch(thread_id, resource_id, title, metadata)
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             owner = await _owner(conn, thread_id, lock=True)
@@ -383,8 +371,7 @@ class PostgresStorage:
     @_database_errors
     async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
         """Delete a thread, its messages and vectors; ``False`` if it did not exist."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
         pool = await self._get_pool()
         async with pool.acquire() as conn, conn.transaction():
             owner = await _owner(conn, thread_id, lock=True)
@@ -439,8 +426,7 @@ class PostgresStorage:
         self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
     ) -> None:
         """Refuse ids stored elsewhere; see :meth:`Storage.check_message_ids`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
         ids = rec.check_ids(message_ids, "message id")
         pool = await self._get_pool()
         async with pool.acquire() as conn:
@@ -460,9 +446,7 @@ class PostgresStorage:
         before: datetime | str | None = None,
     ) -> list[Message]:
         """A thread's messages, oldest first; see :meth:`Storage.list_messages`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        last, before = rec.check_history(last, before)
+        last, before = sh.history_window(thread_id, resource_id, last, before)
         if last == 0:
             return []
         pool = await self._get_pool()
@@ -481,10 +465,7 @@ class PostgresStorage:
                     f" ORDER BY created_at DESC, seq DESC LIMIT ${len(args) + 1}"
                 )
                 rows = (await conn.fetch(sql, *args, last))[::-1]
-        return [
-            rec.decode_message(r[1], message_id=r[0], thread_id=thread_id, resource_id=resource_id)
-            for r in rows
-        ]
+        return sh.messages_from_rows(rows, thread_id, resource_id)
 
     @_database_errors
     async def list_messages_around(
@@ -497,10 +478,7 @@ class PostgresStorage:
         after: int = 0,
     ) -> list[Message]:
         """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        ids = rec.check_ids(message_ids, "message id")
-        before, after = rec.check_range(before, after)
+        ids, before, after = sh.neighbour_window(thread_id, resource_id, message_ids, before, after)
         pool = await self._get_pool()
         async with pool.acquire() as conn:
             owner = await _owner(conn, thread_id)
@@ -508,10 +486,7 @@ class PostgresStorage:
                 return []
             _check_owner(thread_id, resource_id, owner)
             rows = await conn.fetch(_AROUND, thread_id, ids, before, after)
-        return [
-            rec.decode_message(r[1], message_id=r[0], thread_id=thread_id, resource_id=resource_id)
-            for r in rows
-        ]
+        return sh.messages_from_rows(rows, thread_id, resource_id)
 
     @_database_errors
     async def get_messages_by_ids(
@@ -565,9 +540,7 @@ class PostgresStorage:
         self, *, resource_id: str, thread_id: str | None = None
     ) -> str | None:
         """Working memory of a thread or of the resource."""
-        rec.check_id(resource_id, "resource_id")
-        if thread_id is not None:
-            rec.check_id(thread_id, "thread_id")
+        sh.check_working_memory_ref(resource_id, thread_id)
         pool = await self._get_pool()
         if thread_id is None:
             value = await pool.fetchval(
@@ -601,7 +574,7 @@ class PostgresStorage:
         row = await pool.fetchrow(
             "SELECT working_memory, metadata::text FROM resources WHERE id = $1", resource_id
         )
-        return None if row is None else _resource(resource_id, row[0], row[1])
+        return None if row is None else sh.resource_from_row(resource_id, row[0], row[1])
 
     @_database_errors
     async def update_resource(self, resource_id: str, *, metadata: dict[str, Any]) -> Resource:
@@ -618,7 +591,7 @@ class PostgresStorage:
             rec.now(),
         )
         assert row is not None  # an upsert with RETURNING always returns its row
-        return _resource(resource_id, row[0], row[1])
+        return sh.resource_from_row(resource_id, row[0], row[1])
 
     # -- vectors ---------------------------------------------------------------------------
 
@@ -643,11 +616,7 @@ class PostgresStorage:
         threshold: float | None = None,
     ) -> list[VectorHit]:
         """The most cosine-similar stored embeddings, best first (ranked in the app)."""
-        to_blob(vector)
-        rec.check_id(resource_id, "resource_id")
-        if thread_id is not None:
-            rec.check_id(thread_id, "thread_id")
-        top_k, threshold = rec.check_query(top_k, threshold)
+        top_k, threshold = sh.vector_query(vector, resource_id, thread_id, top_k, threshold)
         pool = await self._get_pool()
         rows = await pool.fetch(
             "SELECT message_id, thread_id, vector FROM vectors"
@@ -665,22 +634,7 @@ class PostgresStorage:
         """Write a run's usage row, replacing one of the same run id."""
         ledger.check_usage_record(record)
         pool = await self._get_pool()
-        await pool.execute(
-            _UPSERT_USAGE,
-            record.run_id,
-            record.agent_id,
-            record.model,
-            record.input_tokens,
-            record.output_tokens,
-            record.total_tokens,
-            record.reasoning_tokens,
-            record.cached_input_tokens,
-            None if record.cost is None else float(record.cost),
-            record.currency,
-            record.resource_id,
-            record.thread_id,
-            rec.as_utc(record.created_at),
-        )
+        await pool.execute(sh.UPSERT_USAGE, *sh.usage_values(record, rec.as_utc))
 
     async def usage_totals(
         self,
@@ -694,14 +648,8 @@ class PostgresStorage:
         currency: str = "USD",
     ) -> UsageTotals:
         """Usage summed over the matching rows; see :meth:`Storage.usage_totals`."""
-        where, args = _usage_where(
-            2,
-            resource_id=resource_id,
-            thread_id=thread_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            since=since,
-            until=until,
+        where, args = sh.usage_where(
+            2, sh.usage_filters(resource_id, thread_id, run_id, agent_id, since, until), _same
         )
         pool = await self._get_pool()
         row = await pool.fetchrow(
@@ -729,23 +677,17 @@ class PostgresStorage:
     ) -> list[UsageRecord]:
         """The matching rows, newest first; see :meth:`Storage.list_usage`."""
         limit = ledger.check_limit(limit)
-        where, args = _usage_where(
-            1,
-            resource_id=resource_id,
-            thread_id=thread_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            since=since,
-            until=until,
+        where, args = sh.usage_where(
+            1, sh.usage_filters(resource_id, thread_id, run_id, agent_id, since, until), _same
         )
         pool = await self._get_pool()
         rows = await pool.fetch(
-            f"SELECT {_USAGE_COLUMNS} FROM usage_ledger{where}"
+            f"SELECT {sh.USAGE_COLUMNS} FROM usage_ledger{where}"
             f" ORDER BY created_at DESC, run_id LIMIT ${len(args) + 1}",
             *args,
             limit,
         )
-        return [UsageRecord(**dict(row)) for row in rows]
+        return [sh.usage_from_row(row, _same) for row in rows]
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -808,43 +750,21 @@ async def _before_clause(
         return "thread_id = $1", (thread_id,)
     if isinstance(before, datetime):
         return "thread_id = $1 AND created_at < $2", (thread_id, rec.as_utc(before))
-    row = await conn.fetchrow(
-        "SELECT created_at, seq FROM messages WHERE id = $1 AND thread_id = $2", before, thread_id
-    )
+    row = await conn.fetchrow(sh.CURSOR, before, thread_id)
     if row is None:
         raise StorageError(f"cursor message {before!r} is not in thread {thread_id!r}")
     return "thread_id = $1 AND (created_at, seq) < ($2, $3)", (thread_id, row[0], row[1])
 
 
 def _thread(row: Any) -> Thread:
-    tid, resource_id, title, metadata, created_at, updated_at = tuple(row)
-    return Thread(
-        id=tid,
-        resource_id=resource_id,
-        title=title,
-        metadata=rec.decode_metadata(metadata, thread_id=tid),
-        created_at=created_at,
-        updated_at=updated_at,
-    )
-
-
-def _resource(resource_id: str, working_memory: str | None, metadata: str | None) -> Resource:
-    meta = rec.decode_metadata(metadata, resource_id=resource_id)
-    return Resource(id=resource_id, working_memory=working_memory, metadata=meta)
+    return sh.thread_from_row(row, _same)
 
 
 async def _write_working_memory(
     conn: Any, text: str | None, resource_id: str, thread_id: str | None
 ) -> None:
     if thread_id is None:
-        await conn.execute(
-            "INSERT INTO resources (id, working_memory, updated_at) VALUES ($1, $2, $3)"
-            " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
-            " updated_at = excluded.updated_at",
-            resource_id,
-            text,
-            rec.now(),
-        )
+        await conn.execute(sh.UPSERT_RESOURCE_WORKING_MEMORY, resource_id, text, rec.now())
         return
     rec.check_id(thread_id, "thread_id")
     owner = await conn.fetchval(_LOCK_THREAD, thread_id, resource_id, rec.now())
@@ -877,41 +797,12 @@ async def _write_vectors(conn: Any, rows: list[rec.VectorRow]) -> None:
     if not rows:
         return
     await _refuse_foreign_vectors(conn, rows)
-    await conn.executemany(
-        "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
-        " VALUES ($1, $2, $3, $4) ON CONFLICT (message_id) DO UPDATE SET"
-        " thread_id = excluded.thread_id, vector = excluded.vector"
-        " WHERE vectors.resource_id = excluded.resource_id",
-        rows,
-    )
+    await conn.executemany(sh.UPSERT_VECTORS, rows)
 
 
 # -- the usage ledger -----------------------------------------------------------------------
 
-_USAGE_COLUMNS = (
-    "run_id, agent_id, model, input_tokens, output_tokens, total_tokens, reasoning_tokens,"
-    " cached_input_tokens, cost, currency, resource_id, thread_id, created_at"
-)
-_UPSERT_USAGE = f"""
-INSERT INTO usage_ledger ({_USAGE_COLUMNS})
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (run_id) DO UPDATE SET
-    agent_id = excluded.agent_id, model = excluded.model,
-    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-    total_tokens = excluded.total_tokens, reasoning_tokens = excluded.reasoning_tokens,
-    cached_input_tokens = excluded.cached_input_tokens, cost = excluded.cost,
-    currency = excluded.currency, resource_id = excluded.resource_id,
-    thread_id = excluded.thread_id, created_at = excluded.created_at
-"""
 
-
-def _usage_where(first: int, **filters: Any) -> tuple[str, tuple[Any, ...]]:
-    """The WHERE clause, numbering placeholders from ``$first``."""
-    conditions = ledger.usage_filter(**filters)
-    if not conditions:
-        return "", ()
-    sql = " AND ".join(
-        f"{column} {operator} ${first + index}"
-        for index, (column, operator, _) in enumerate(conditions)
-    )
-    return f" WHERE {sql}", tuple(value for _, _, value in conditions)
+def _same(value: Any) -> Any:
+    """PostgreSQL stores times as ``timestamptz``: asyncpg passes datetimes both ways."""
+    return value

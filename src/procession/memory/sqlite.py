@@ -27,6 +27,7 @@ from procession.errors import (
     StorageError,
     ThreadOwnershipError,
 )
+from procession.memory import _backend as sh
 from procession.memory import _options as opt
 from procession.memory import _records as rec
 from procession.memory import ledger
@@ -35,8 +36,8 @@ from procession.memory.ledger import UsageRecord, UsageTotals
 from procession.memory.once import current_commit_key
 from procession.memory.storage import Resource, Thread, VectorHit, VectorItem, WorkingMemoryUpdate
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, ThreadLocks
-from procession.memory.vectors import rank, to_blob
-from procession.messages.message import Message, new_id
+from procession.memory.vectors import rank
+from procession.messages.message import Message
 
 __all__ = ["MIGRATIONS", "SQLiteStorage"]
 
@@ -130,11 +131,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
 
 _THREAD_COLUMNS = "id, resource_id, title, metadata, created_at, updated_at"
 
-_BUMP_FENCE = """
-INSERT INTO thread_fences (thread_id, token) VALUES (?, 1)
-ON CONFLICT (thread_id) DO UPDATE SET token = thread_fences.token + 1
-RETURNING token
-"""
+_BUMP_FENCE = sh.for_sqlite(sh.BUMP_FENCE)
 
 _READ_FENCE = "SELECT token FROM thread_fences WHERE thread_id = ?"
 
@@ -244,10 +241,7 @@ class SQLiteStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Create a thread; see :meth:`Storage.create_thread`."""
-        rec.check_id(resource_id, "resource_id")
-        tid = rec.check_id(thread_id, "thread_id") if thread_id is not None else new_id("thread")
-        rec.check_text(title, "title", thread_id=tid)
-        meta = rec.encode_metadata(metadata, "metadata", thread_id=tid)
+        tid, meta = sh.new_thread(resource_id, thread_id, title, metadata)
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> Thread:
@@ -267,8 +261,7 @@ class SQLiteStorage:
 
     async def get_thread(self, thread_id: str, *, resource_id: str) -> Thread | None:
         """The thread, or ``None``; see :meth:`Storage.get_thread`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
 
         def work(conn: sqlite3.Connection) -> Thread | None:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -286,10 +279,7 @@ class SQLiteStorage:
         metadata: dict[str, Any] | None = None,
     ) -> Thread:
         """Set the title and merge metadata; see :meth:`Storage.update_thread`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        rec.check_text(title, "title", thread_id=thread_id)
-        rec.encode_metadata(metadata, "metadata", thread_id=thread_id)
+        sh.thread_patch(thread_id, resource_id, title, metadata)  # checked before the work
         stamp = rec.to_micros(rec.now())
 
         def work(conn: sqlite3.Connection) -> Thread:
@@ -324,14 +314,13 @@ class SQLiteStorage:
                 " ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
                 (resource_id, -1 if limit is None else limit, offset),
             ).fetchall()
-            return [_thread_from_row(row) for row in rows]
+            return [sh.thread_from_row(row, rec.from_micros) for row in rows]
 
         return await self._run(work)
 
     async def delete_thread(self, thread_id: str, *, resource_id: str) -> bool:
         """Delete a thread, its messages and vectors; ``False`` if it did not exist."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
 
         def work(conn: sqlite3.Connection) -> bool:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -384,8 +373,7 @@ class SQLiteStorage:
         self, thread_id: str, message_ids: Sequence[str], *, resource_id: str
     ) -> None:
         """Refuse ids stored elsewhere; see :meth:`Storage.check_message_ids`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
+        sh.check_thread_ref(thread_id, resource_id)
         ids = rec.check_ids(message_ids, "message id")
 
         def work(conn: sqlite3.Connection) -> None:
@@ -403,9 +391,7 @@ class SQLiteStorage:
         before: datetime | str | None = None,
     ) -> list[Message]:
         """A thread's messages, oldest first; see :meth:`Storage.list_messages`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        last, before = rec.check_history(last, before)
+        last, before = sh.history_window(thread_id, resource_id, last, before)
         if last == 0:
             return []
 
@@ -423,10 +409,7 @@ class SQLiteStorage:
             return conn.execute(sql, (*args, last)).fetchall()[::-1]
 
         rows = await self._run(work)
-        return [
-            rec.decode_message(body, message_id=mid, thread_id=thread_id, resource_id=resource_id)
-            for mid, body in rows
-        ]
+        return sh.messages_from_rows(rows, thread_id, resource_id)
 
     async def list_messages_around(
         self,
@@ -438,10 +421,7 @@ class SQLiteStorage:
         after: int = 0,
     ) -> list[Message]:
         """Messages and their neighbours; see :meth:`Storage.list_messages_around`."""
-        rec.check_id(thread_id, "thread_id")
-        rec.check_id(resource_id, "resource_id")
-        ids = rec.check_ids(message_ids, "message id")
-        before, after = rec.check_range(before, after)
+        ids, before, after = sh.neighbour_window(thread_id, resource_id, message_ids, before, after)
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str]]:
             if _checked_owner(conn, thread_id, resource_id) is None:
@@ -464,10 +444,7 @@ class SQLiteStorage:
             return [(mid, body) for mid, (_, _, body) in ordered]
 
         rows = await self._run(work)
-        return [
-            rec.decode_message(body, message_id=mid, thread_id=thread_id, resource_id=resource_id)
-            for mid, body in rows
-        ]
+        return sh.messages_from_rows(rows, thread_id, resource_id)
 
     async def get_messages_by_ids(
         self, message_ids: Sequence[str], *, resource_id: str
@@ -527,9 +504,7 @@ class SQLiteStorage:
         self, *, resource_id: str, thread_id: str | None = None
     ) -> str | None:
         """Working memory of a thread or of the resource."""
-        rec.check_id(resource_id, "resource_id")
-        if thread_id is not None:
-            rec.check_id(thread_id, "thread_id")
+        sh.check_working_memory_ref(resource_id, thread_id)
 
         def work(conn: sqlite3.Connection) -> str | None:
             if thread_id is not None:
@@ -567,7 +542,7 @@ class SQLiteStorage:
             return row
 
         row = await self._run(work)
-        return None if row is None else _resource(resource_id, row[0], row[1])
+        return None if row is None else sh.resource_from_row(resource_id, row[0], row[1])
 
     async def update_resource(self, resource_id: str, *, metadata: dict[str, Any]) -> Resource:
         """Merge metadata into the resource's, creating the record if needed."""
@@ -580,7 +555,9 @@ class SQLiteStorage:
             row = conn.execute(
                 "SELECT working_memory, metadata FROM resources WHERE id = ?", (resource_id,)
             ).fetchone()
-            current = _resource(resource_id, None, None if row is None else row[1]).metadata
+            current = sh.resource_from_row(
+                resource_id, None, None if row is None else row[1]
+            ).metadata
             merged = rec.encode_metadata({**current, **metadata}, where)
             conn.execute(
                 "INSERT INTO resources (id, metadata, updated_at) VALUES (?, ?, ?)"
@@ -591,7 +568,7 @@ class SQLiteStorage:
             return (None if row is None else row[0], merged)
 
         row = await self._write(work)
-        return _resource(resource_id, row[0], row[1])
+        return sh.resource_from_row(resource_id, row[0], row[1])
 
     # -- vectors ---------------------------------------------------------------------------
 
@@ -614,11 +591,7 @@ class SQLiteStorage:
         threshold: float | None = None,
     ) -> list[VectorHit]:
         """The most cosine-similar stored embeddings, best first (ranked in the app)."""
-        to_blob(vector)
-        rec.check_id(resource_id, "resource_id")
-        if thread_id is not None:
-            rec.check_id(thread_id, "thread_id")
-        top_k, threshold = rec.check_query(top_k, threshold)
+        top_k, threshold = sh.vector_query(vector, resource_id, thread_id, top_k, threshold)
 
         def work(conn: sqlite3.Connection) -> list[tuple[str, str, bytes]]:
             sql = "SELECT message_id, thread_id, vector FROM vectors WHERE resource_id = ?"
@@ -633,7 +606,7 @@ class SQLiteStorage:
 
     async def record_usage(self, record: UsageRecord) -> None:
         """Write a run's usage row, replacing one of the same run id."""
-        row = _usage_row(ledger.check_usage_record(record))
+        row = sh.usage_values(ledger.check_usage_record(record), rec.to_micros)
 
         def work(conn: sqlite3.Connection) -> None:
             conn.execute(_UPSERT_USAGE, row)
@@ -652,19 +625,16 @@ class SQLiteStorage:
         currency: str = "USD",
     ) -> UsageTotals:
         """Usage summed over the matching rows; see :meth:`Storage.usage_totals`."""
-        where, args = _usage_where(
-            resource_id=resource_id,
-            thread_id=thread_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            since=since,
-            until=until,
+        where, args = sh.usage_where(
+            2,
+            sh.usage_filters(resource_id, thread_id, run_id, agent_id, since, until),
+            rec.to_micros,
         )
         sql = (
             "SELECT count(*), total(input_tokens), total(output_tokens), total(total_tokens),"
             " total(reasoning_tokens), total(cached_input_tokens),"
-            " total(CASE WHEN currency = ? THEN cost END), count(*) - count(cost)"
-            f" FROM usage_ledger{where}"
+            " total(CASE WHEN currency = ?1 THEN cost END), count(*) - count(cost)"
+            f" FROM usage_ledger{sh.for_sqlite(where)}"
         )
 
         def work(conn: sqlite3.Connection) -> tuple[Any, ...]:
@@ -686,23 +656,20 @@ class SQLiteStorage:
     ) -> list[UsageRecord]:
         """The matching rows, newest first; see :meth:`Storage.list_usage`."""
         limit = ledger.check_limit(limit)
-        where, args = _usage_where(
-            resource_id=resource_id,
-            thread_id=thread_id,
-            run_id=run_id,
-            agent_id=agent_id,
-            since=since,
-            until=until,
+        where, args = sh.usage_where(
+            1,
+            sh.usage_filters(resource_id, thread_id, run_id, agent_id, since, until),
+            rec.to_micros,
         )
         sql = (
-            f"SELECT {_USAGE_COLUMNS} FROM usage_ledger{where}"
-            " ORDER BY created_at DESC, run_id LIMIT ?"
+            f"SELECT {sh.USAGE_COLUMNS} FROM usage_ledger{sh.for_sqlite(where)}"
+            f" ORDER BY created_at DESC, run_id LIMIT ?{len(args) + 1}"
         )
 
         def work(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
             return conn.execute(sql, (*args, -1 if limit is None else limit)).fetchall()
 
-        return [_usage_from_row(row) for row in await self._run(work)]
+        return [sh.usage_from_row(row, rec.from_micros) for row in await self._run(work)]
 
 
 # -- helpers that run on the worker thread --------------------------------------------------
@@ -773,9 +740,7 @@ def _before_clause(
         return "thread_id = ?", (thread_id,)
     if isinstance(before, datetime):
         return "thread_id = ? AND created_at < ?", (thread_id, rec.to_micros(before))
-    row = conn.execute(
-        "SELECT created_at, seq FROM messages WHERE id = ? AND thread_id = ?", (before, thread_id)
-    ).fetchone()
+    row = conn.execute(_CURSOR, (before, thread_id)).fetchone()
     if row is None:
         raise StorageError(f"cursor message {before!r} is not in thread {thread_id!r}")
     return "thread_id = ? AND (created_at, seq) < (?, ?)", (thread_id, row[0], row[1])
@@ -785,24 +750,7 @@ def _load_thread(conn: sqlite3.Connection, thread_id: str) -> Thread:
     row = conn.execute(
         f"SELECT {_THREAD_COLUMNS} FROM threads WHERE id = ?", (thread_id,)
     ).fetchone()
-    return _thread_from_row(row)
-
-
-def _thread_from_row(row: tuple[Any, ...]) -> Thread:
-    tid, resource_id, title, metadata, created_at, updated_at = row
-    return Thread(
-        id=tid,
-        resource_id=resource_id,
-        title=title,
-        metadata=rec.decode_metadata(metadata, thread_id=tid),
-        created_at=rec.from_micros(created_at),
-        updated_at=rec.from_micros(updated_at),
-    )
-
-
-def _resource(resource_id: str, working_memory: str | None, metadata: str | None) -> Resource:
-    meta = rec.decode_metadata(metadata, resource_id=resource_id)
-    return Resource(id=resource_id, working_memory=working_memory, metadata=meta)
+    return sh.thread_from_row(row, rec.from_micros)
 
 
 def _chunks(ids: list[str], size: int = 500) -> list[list[str]]:
@@ -820,12 +768,7 @@ def _write_working_memory(
         _ensure_thread(conn, thread_id, resource_id, stamp)
         conn.execute("UPDATE threads SET working_memory = ? WHERE id = ?", (text, thread_id))
         return
-    conn.execute(
-        "INSERT INTO resources (id, working_memory, updated_at) VALUES (?, ?, ?)"
-        " ON CONFLICT (id) DO UPDATE SET working_memory = excluded.working_memory,"
-        " updated_at = excluded.updated_at",
-        (resource_id, text, stamp),
-    )
+    conn.execute(_UPSERT_RESOURCE_WORKING_MEMORY, (resource_id, text, stamp))
 
 
 _EARLIER = (
@@ -848,68 +791,10 @@ def _write_vectors(conn: sqlite3.Connection, rows: list[rec.VectorRow]) -> None:
         ).fetchone()
         if row is not None and row[0] != rid:
             raise ThreadOwnershipError(mid, rid, row[0], kind="message")
-    conn.executemany(
-        "INSERT INTO vectors (message_id, thread_id, resource_id, vector)"
-        " VALUES (?, ?, ?, ?) ON CONFLICT (message_id) DO UPDATE SET"
-        " thread_id = excluded.thread_id, vector = excluded.vector",
-        rows,
-    )
+    conn.executemany(_UPSERT_VECTORS, rows)
 
 
-# -- the usage ledger -----------------------------------------------------------------------
-
-_USAGE_COLUMNS = (
-    "run_id, agent_id, model, input_tokens, output_tokens, total_tokens, reasoning_tokens,"
-    " cached_input_tokens, cost, currency, resource_id, thread_id, created_at"
-)
-_UPSERT_USAGE = (
-    f"INSERT OR REPLACE INTO usage_ledger ({_USAGE_COLUMNS})"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _usage_row(record: UsageRecord) -> tuple[Any, ...]:
-    return (
-        record.run_id,
-        record.agent_id,
-        record.model,
-        record.input_tokens,
-        record.output_tokens,
-        record.total_tokens,
-        record.reasoning_tokens,
-        record.cached_input_tokens,
-        None if record.cost is None else float(record.cost),
-        record.currency,
-        record.resource_id,
-        record.thread_id,
-        rec.to_micros(record.created_at),
-    )
-
-
-def _usage_from_row(row: tuple[Any, ...]) -> UsageRecord:
-    return UsageRecord(
-        run_id=row[0],
-        agent_id=row[1],
-        model=row[2],
-        input_tokens=row[3],
-        output_tokens=row[4],
-        total_tokens=row[5],
-        reasoning_tokens=row[6],
-        cached_input_tokens=row[7],
-        cost=row[8],
-        currency=row[9],
-        resource_id=row[10],
-        thread_id=row[11],
-        created_at=rec.from_micros(row[12]),
-    )
-
-
-def _usage_where(**filters: Any) -> tuple[str, tuple[Any, ...]]:
-    conditions = ledger.usage_filter(**filters)
-    if not conditions:
-        return "", ()
-    sql = " AND ".join(f"{column} {operator} ?" for column, operator, _ in conditions)
-    args = tuple(
-        rec.to_micros(value) if column == "created_at" else value for column, _, value in conditions
-    )
-    return f" WHERE {sql}", args
+_UPSERT_USAGE = sh.for_sqlite(sh.UPSERT_USAGE)
+_UPSERT_RESOURCE_WORKING_MEMORY = sh.for_sqlite(sh.UPSERT_RESOURCE_WORKING_MEMORY)
+_UPSERT_VECTORS = sh.for_sqlite(sh.UPSERT_VECTORS)
+_CURSOR = sh.for_sqlite(sh.CURSOR)

@@ -32,9 +32,6 @@ __all__ = [
     "resolve_model",
 ]
 
-from procession.models import _anthropic_routes, _google_routes
 from procession.models.providers import install_builtin_providers as _install
 
 _install()
-_anthropic_routes.install()
-_google_routes.install()

@@ -37,7 +37,10 @@ BUILTIN_PROVIDERS: dict[str, str] = {
         )
     },
     "anthropic": "procession.models.anthropic:model_from_id",
+    "anthropic-bedrock": "procession.models.anthropic:bedrock_model_from_id",
+    "anthropic-vertex": "procession.models.anthropic:vertex_model_from_id",
     "google": "procession.models.google:model_from_id",
+    "google-vertex": "procession.models.google:vertex_model_from_id",
     "local": "procession.models.local:model_from_id",
 }
 """Provider name to ``"module:function"`` (or ``"module:function:argument"``): the factory

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from procession import __version__
+from procession._version import __version__
 from procession.server.config import ServerLimits
 from procession.server.routes import RouteSpec
 

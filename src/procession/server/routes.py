@@ -15,7 +15,7 @@ from starlette.requests import Request
 
 from procession.server import agent_routes as agents
 from procession.server import memory_routes as memory
-from procession.server import scaling
+from procession.server import reconnect
 from procession.server.bodies import (
     ChatBody,
     CreateThreadBody,
@@ -260,22 +260,22 @@ RECONNECT: tuple[RouteSpec, ...] = (
     RouteSpec(
         "GET",
         "/api/agents/{agentId}/stream/{runId}",
-        scaling.resume_stream,
+        reconnect.resume_stream,
         "reconnectStream",
         "Continue a run's Mastra chunk stream after the events already received",
         "Agents",
-        params=scaling.RECONNECT_PARAMS,
+        params=reconnect.RECONNECT_PARAMS,
         response="stream",
         errors=(403, 404, 409, 422, 500),
     ),
     RouteSpec(
         "GET",
         "/chat/{agentId}/{chatId}/stream",
-        scaling.resume_chat,
+        reconnect.resume_chat,
         "reconnectChat",
         "Continue the chat's running run (the AI SDK's reconnectToStream)",
         "Chat",
-        params=scaling.RECONNECT_PARAMS,
+        params=reconnect.RECONNECT_PARAMS,
         response="uiStream",
         errors=(403, 409, 422, 500),
         no_content="The chat has no running run",

@@ -9,7 +9,8 @@
   ``GET /api/agents/{agentId}/stream/{runId}?after=N`` (``N``: the events it received) or,
   for ``useChat``, ``GET /chat/{agentId}/{chatId}/stream``, and continues from there. A
   disconnect detaches instead of cancelling (D32); the run is cancelled when nobody
-  re-attached within ``ChunkLog.detach_timeout``.
+  re-attached within ``ChunkLog.detach_timeout``. The reconnect routes are in
+  :mod:`procession.server.reconnect`.
 - **Durable runs** (``Scaling.durable``): every turn is a DBOS workflow
   (:class:`~procession.durable.DurableRuns`) that outlives its replica and its client
   (:mod:`procession.server.durable`).
@@ -24,9 +25,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import Response
-
 from procession._checks import check_seconds, check_type
 from procession.agent import Agent
 from procession.chunks import Chunk
@@ -37,19 +35,11 @@ from procession.messages.message import new_id
 from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.errors import HTTPError, status_of
-from procession.server.params import Param, check_run_id, parse_query
 from procession.server.streaming import Receive, Send, json_response
 
 __all__ = [
-    "AFTER",
-    "RECONNECT_PARAMS",
-    "RESOURCE",
     "ResumableResponse",
     "Scaling",
-    "reconnect_chat",
-    "reconnect_stream",
-    "resume_chat",
-    "resume_stream",
     "start_resumable",
     "thread_turn",
 ]
@@ -228,79 +218,3 @@ async def start_resumable(
     except ThreadBusyError as error:
         raise status_of(error) from None
     return ResumableResponse(log, run_id, 0, HEADERS[fmt])
-
-
-AFTER = Param(
-    "after",
-    "integer",
-    "The number of events already received (or the Last-Event-ID header)",
-    minimum=0,
-    maximum=999_999_999,
-)
-"""``?after=N``: where a reconnect continues."""
-RESOURCE = Param("resourceId", description="The resource (default: the caller's, or 'local')")
-"""``?resourceId=``: whose run it is (without credentials)."""
-RECONNECT_PARAMS = (AFTER, RESOURCE)
-"""The query parameters of the reconnect routes."""
-
-
-async def resume_stream(request: Request) -> ResumableResponse:
-    """``GET /api/agents/{agentId}/stream/{runId}``: :func:`reconnect_stream` for the
-    caller's resource."""
-    log, resource = _log_of(request)
-    return await reconnect_stream(request, log, resource)
-
-
-async def resume_chat(request: Request) -> ResumableResponse | Response:
-    """``GET /chat/{agentId}/{chatId}/stream``: :func:`reconnect_chat` for the caller's
-    resource."""
-    log, resource = _log_of(request)
-    return await reconnect_chat(request, log, resource)
-
-
-def _log_of(request: Request) -> tuple[ChunkLog, str]:
-    from procession.server.state import state_of
-
-    state = state_of(request)
-    named = parse_query((RESOURCE,), request.query_params)["resourceId"]
-    resource = state.resource(request, named)
-    if state.scaling.chunk_log is None:
-        raise HTTPError(404, "Resumable streams are not enabled on this server")
-    return state.scaling.chunk_log, resource
-
-
-async def _readable(log: ChunkLog, run_id: str, resource: str) -> RunInfo:
-    info = await log.info(run_id)
-    if info is None or info.resource_id != resource:
-        raise HTTPError(404, f"Run {run_id} not found")
-    return info
-
-
-def _after(request: Request) -> int:
-    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    after: int = AFTER.parse(raw)
-    return after
-
-
-async def reconnect_stream(request: Request, log: ChunkLog, resource: str) -> ResumableResponse:
-    """``GET /api/agents/{agentId}/stream/{runId}?after=N``: the run's events from ``N``."""
-    info = await _readable(log, check_run_id(request.path_params["runId"]), resource)
-    if info.agent_id != request.path_params["agentId"]:
-        raise HTTPError(404, f"Run {info.run_id} not found")
-    return ResumableResponse(log, info.run_id, _after(request), HEADERS[info.format])
-
-
-async def reconnect_chat(
-    request: Request, log: ChunkLog, resource: str
-) -> ResumableResponse | Response:
-    """``GET /chat/{agentId}/{chatId}/stream``: the AI SDK's reconnect — the chat's active
-    run from the start (or ``after``), 204 when there is none."""
-    info = await log.latest_on_thread(request.path_params["chatId"])
-    if (
-        info is None
-        or info.resource_id != resource
-        or info.agent_id != request.path_params["agentId"]
-        or info.status != "running"
-    ):
-        return Response(status_code=204)
-    return ResumableResponse(log, info.run_id, _after(request), HEADERS[info.format])

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, get_type_hints
 
 from procession.errors import ConfigurationError
 from procession.tools._docstring import parse_docstring
-from procession.tools._tool import Tool, ToolContext, ToolFunction
+from procession.tools._types import Tool, ToolContext, ToolFunction
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

@@ -23,7 +23,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from procession import __version__
+from procession._version import __version__
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError
 from procession.server.params import Param, parse_query

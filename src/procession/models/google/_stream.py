@@ -12,7 +12,7 @@ returns the ``finish`` chunk.
   reason ``content-filter``; the block reason is the raw reason and ``promptFeedback`` is in
   the finish chunk's provider metadata.
 * Function calls arrive whole, without arguments, or streamed (``partialArgs``, see
-  :mod:`procession.models._google_args`); calls get a generated id when Gemini sends none.
+  :mod:`procession.models.google._args`); calls get a generated id when Gemini sends none.
 * Grounding chunks become ``source`` chunks; ``inlineData`` parts become ``file`` chunks; code
   execution becomes a provider-executed ``tool-call`` / ``tool-result`` pair.
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
-from procession.models._google_args import PartialArgs
+from procession.models.google._args import PartialArgs
 
 __all__ = ["GeminiStreamMapper", "finish_reason", "usage_of"]
 

@@ -1,8 +1,8 @@
 """The Gemini adapter: one streamed ``streamGenerateContent`` call per step, over ``httpx2``.
 
-:class:`GoogleModel` builds the request (:mod:`procession.models._google_request`), reads the
-body (:mod:`procession.models._google_wire`) and maps each response
-(:mod:`procession.models._google_stream`). Subclasses change only where the call goes and how
+:class:`GoogleModel` builds the request (:mod:`procession.models.google._request`), reads the
+body (:mod:`procession.models.google._wire`) and maps each response
+(:mod:`procession.models.google._stream`). Subclasses change only where the call goes and how
 it is authenticated (:meth:`GoogleModel.endpoint`, :meth:`GoogleModel.auth_headers`).
 """
 
@@ -16,10 +16,10 @@ from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
 from procession.models._chunk_stream import ChunksThenError, ChunkStream, Fed
-from procession.models._google_request import build_request
-from procession.models._google_stream import GeminiStreamMapper
-from procession.models._google_wire import EventReader, error_from_body
 from procession.models.base import ModelCallOptions, StreamResult
+from procession.models.google._request import build_request
+from procession.models.google._stream import GeminiStreamMapper
+from procession.models.google._wire import EventReader, error_from_body
 from procession.signals import AbortSignal
 
 __all__ = ["DEFAULT_BASE_URL", "GoogleModel", "import_httpx"]

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from procession.errors import APICallError
-from procession.models._google_errors import (
+from procession.models.google._errors import (
     google_error_body,
     retry_delay_of,
     status_of_google_error,

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from procession.errors import APICallError, ConfigurationError
-from procession.models._google_model import GoogleModel
+from procession.models.google._model import GoogleModel
 
 __all__ = ["CLOUD_PLATFORM_SCOPE", "GoogleVertexModel", "vertex_model_from_id"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from procession.models._anthropic_prompt import convert_prompt
+from procession.models.anthropic._prompt import convert_prompt
 from procession.models.base import ModelCallOptions
 
 __all__ = ["DEFAULT_MAX_TOKENS", "build_request", "citation_documents"]

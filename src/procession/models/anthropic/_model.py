@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from procession.errors import APICallError, ConfigurationError
 from procession.models._abort import cancel_on_abort
-from procession.models._anthropic_errors import to_api_call_error
-from procession.models._anthropic_request import build_request, citation_documents
-from procession.models._anthropic_stream import AnthropicStreamMapper
 from procession.models._chunk_stream import ChunkStream
+from procession.models.anthropic._errors import to_api_call_error
+from procession.models.anthropic._request import build_request, citation_documents
+from procession.models.anthropic._stream import AnthropicStreamMapper
 from procession.models.base import ModelCallOptions, StreamResult
 
 if TYPE_CHECKING:

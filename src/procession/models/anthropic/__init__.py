@@ -21,8 +21,8 @@ from __future__ import annotations
 import os
 
 from procession.errors import ConfigurationError
-from procession.models._anthropic_model import AnthropicModel
-from procession.models._anthropic_platforms import AnthropicBedrockModel, AnthropicVertexModel
+from procession.models.anthropic._model import AnthropicModel
+from procession.models.anthropic._platforms import AnthropicBedrockModel, AnthropicVertexModel
 
 __all__ = [
     "AnthropicBedrockModel",

@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from procession.errors import APICallError
-from procession.models._google_errors import google_error_body, retry_delay_of
+from procession.models.google._errors import google_error_body, retry_delay_of
 
 __all__ = ["is_transport_error", "status_of_type", "to_api_call_error"]
 

@@ -2,7 +2,7 @@
 
 ``GoogleModel("gemini-2.5-flash")`` posts to ``models/<id>:streamGenerateContent?alt=sse`` and
 turns each streamed ``GenerateContentResponse`` into procession chunks (see
-:mod:`procession.models._google_stream`); :class:`GoogleVertexModel` does the same on Vertex AI
+:mod:`procession.models.google._stream`); :class:`GoogleVertexModel` does the same on Vertex AI
 (``projects/<p>/locations/<l>/publishers/google/models/<id>``, OAuth bearer token; the
 ``google-vertex`` extra adds ``google-auth``). Failures surface as
 :class:`~procession.errors.APICallError`, with Gemini's ``RetryInfo.retryDelay`` as
@@ -19,9 +19,9 @@ from __future__ import annotations
 import os
 
 from procession.errors import ConfigurationError
-from procession.models._google_model import DEFAULT_BASE_URL, GoogleModel
-from procession.models._google_stream import finish_reason
-from procession.models._google_vertex import GoogleVertexModel, vertex_model_from_id
+from procession.models.google._model import DEFAULT_BASE_URL, GoogleModel
+from procession.models.google._stream import finish_reason
+from procession.models.google._vertex import GoogleVertexModel, vertex_model_from_id
 
 __all__ = [
     "DEFAULT_BASE_URL",

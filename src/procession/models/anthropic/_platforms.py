@@ -18,7 +18,7 @@ from typing import Any
 
 from procession.errors import ConfigurationError
 from procession.models._abort import cancel_on_abort
-from procession.models._anthropic_model import AnthropicModel, import_sdk, sdk_client_options
+from procession.models.anthropic._model import AnthropicModel, import_sdk, sdk_client_options
 from procession.models.base import ModelCallOptions, StreamResult
 
 __all__ = ["AnthropicBedrockModel", "AnthropicVertexModel"]
@@ -153,7 +153,7 @@ def _load_default_credentials(client: Any) -> None:
     """Application Default Credentials and their project, onto a Vertex client."""
     import google.auth
 
-    from procession.models._google_vertex import CLOUD_PLATFORM_SCOPE
+    from procession.models.google._vertex import CLOUD_PLATFORM_SCOPE
 
     try:
         credentials, project = google.auth.default(scopes=[CLOUD_PLATFORM_SCOPE])
