@@ -44,7 +44,11 @@ CATEGORIES: Final[tuple[str, ...]] = (
 
 _GROUPS = (
     r"(?:jews|muslims|christians|blacks|black people|whites|white people|asians|latinos|"
-    r"mexicans|arabs|gays|lesbians|trans people|immigrants|refugees|women|hindus|sikhs)"
+    r"mexicans|arabs|gays|gay people|lesbians|trans people|transgender people|immigrants|"
+    r"refugees|women|men|hindus|sikhs|migrants|foreigners|disabled people|the disabled|"
+    r"autistic people|fat people|old people|the elderly|poor people|homeless people|"
+    r"chinese people|indians|africans|africans|gypsies|roma|catholics|atheists|lgbt people|"
+    r"queers|feminists|girls|boys)"
 )
 _ZH_GROUPS = (
     r"(?:黑人|白人|穆斯林|猶太人|犹太人|同性戀|同性恋|外國人|外国人|移民|難民|难民|女人|回教徒|"
@@ -68,6 +72,11 @@ _STRONG_HARM = (
     r"smash|bash|finish|execute|hang|bury|slaughter|castrate|skin)"
 )
 _KIN = r"(?:kids|children|family|wife|husband|mother|mom|father|dad|house|home|dog|son|daughter)"
+_PLACE = (
+    r"(?:school|office|church|mosque|synagogue|temple|mall|building|station|store|shop|party|"
+    r"concert|class|clinic|hospital|wedding|campus|stadium|festival|airport|train|bus|parade|"
+    r"rally|car|house|home|work|restaurant|bar|club|meeting|service|workplace|daycare)"
+)
 _BODY = (
     r"(?:throat|head|face|neck|skull|heart|chest|brains?|legs?|arms?|jaw|fingers|teeth|eyes|"
     r"guts|body|whole family|miserable|stupid|worthless|pathetic|sorry|(?:little )?"
@@ -269,7 +278,51 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
     ),
     ("self-harm", 0.6, r"\bgo kill yourself\b"),
     ("harassment", 0.75, r"你(?:这个|這個)?(?:废物|廢物|垃圾|白痴|蠢货|蠢貨)|去死吧|你去死"),
+    # threats against a place or a crowd
+    (
+        "harassment/threatening",
+        0.85,
+        rf"{_UNQUOTED}{_I_WILL}{_GAP} (?:shoot up|bomb|blow up|attack|burn down|torch|firebomb|"
+        rf"massacre|open fire (?:at|in|on)|start shooting (?:at|in)|put a bomb (?:in|under|on)) "
+        rf"(?:the |your |this |that |our |their |a |his |her )?(?:\w+ )?{_PLACE}\b"
+        r"|\b(?:i'm|i am|we're|we are|i'll be|we'll be) (?:bringing|taking|coming with) (?:a |my |"
+        r"our |the )?(?:gun|rifle|shotgun|pistol|knife|bomb|ar-15|weapon|explosives?)s? (?:to|into"
+        r") "
+        rf"(?:the |my |your |our )?{_PLACE}\b|\b(?:i'm|i am|we're|we are) coming (?:to|into) (?:th"
+        rf"e |"
+        r"your )?\w+(?: \w+){0,3} with (?:my |a |our )?(?:gun|rifle|shotgun|knife|bomb|weapon)s?\b"
+        r"|\bthere will be (?:a )?(?:bloodbath|massacre)\b|\b(?:your|the) (?:house|home|car|clinic|"
+        r"shop|store|office|church|mosque|school|restaurant) (?:is|are) going to (?:burn|explode|"
+        r"blow up)\b|\beveryone (?:at|in) (?:that|this|the|your) \w+ (?:is|are) going to die\b"
+        rf"|{_I_WILL}{_GAP} (?:start shooting|open fire)\b",
+    ),
+    # method-seeking about one's own death
+    (
+        "self-harm/instructions",
+        0.85,
+        r"\b(?:how|what|which|where|is|are|would|will|can|could|should|does|do)\b[^.?!\n]{0,60}"
+        r"\b(?:kill myself|end my life|commit suicide|shoot myself|hang myself|(?:cut|slit) my "
+        r"wrists|bleed out|make sure i die|overdose(?: on)?|not wake up|never wake up)\b"
+        r"[^.?!\n]{0,40}\?|\b(?:enough to|much \w+(?: \w+)? would|many \w+(?: \w+)? would|dose "
+        r"(?:that|to|which) would) kill me\b|\b(?:take|need|enough|way|method|dose|amount|pills?|"
+        r"tablets?|high)\b[^.?!\n]{0,30}\bto (?:die|make sure i die)\b|\b(?:lethal|fatal|deadly) "
+        r"(?:dose|amount)\b[^.?!\n]{0,40}\b(?:so i can|for me|i can take|myself|i need)\b"
+        r"|\bhow (?:do i|to|can i|should i) (?:tie|make) a noose\b|\b(?:most|least) (?:reliable|"
+        r"painless|effective|certain) (?:method|way) to (?:kill myself|die|end my life)\b",
+    ),
     # hate
+    (
+        "hate",
+        0.85,
+        rf"{_UNQUOTED}(?:^|(?<=[.!?,;:] )|\b(?:all|those|these|the|most|every|i think|honestly) )"
+        rf"{_GROUPS} (?:are|r|is) (?:all |just |nothing but |a bunch of |such |so |literally |"
+        r"basically |too )*(?:animals|vermin|subhuman|parasites|rats|cockroaches|a disease|a plagu"
+        r"e|"
+        r"a cancer|filth|filthy \w+|disgusting|inferior|trash|garbage|scum|savages|freaks|perverts|"
+        r"criminals|rapists|terrorists|stupid|mentally ill|a burden|useless|worthless|dogs|pigs|"
+        r"monkeys|apes|evil|not human|less than human)\b|\b(?:i|we) (?:hate|despise|loathe) (?:all "
+        rf"|the )?{_GROUPS}\b|\bdeath to (?:all |the )?{_GROUPS}\b",
+    ),
     (
         "hate",
         0.85,
@@ -279,8 +332,9 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
     (
         "hate/threatening",
         0.95,
-        rf"\b(?:all|those|these|the) {_GROUPS} (?:should|must|need to|deserve to) "
-        r"(?:die|be killed|be exterminated|be gassed|be shot|burn)\b",
+        rf"\b(?:(?:all|those|these|the) )?{_GROUPS} (?:should|must|need to|deserve to|ought to) "
+        r"(?:all |just )?(?:die|be killed|be exterminated|be gassed|be shot|burn|be wiped out|be "
+        r"put down|be thrown out|be sterili[sz]ed|be hanged|be lynched)\b",
     ),
     (
         "hate/threatening",
@@ -440,8 +494,101 @@ _BASE_TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
     ("likes", "loves", "wants", "hates", "cares", "will ever", "would ever"),
     ("kill yourself",),
     ("废物", "廢物", "垃圾", "白痴", "蠢货", "蠢貨", "去死"),
+    (
+        "shoot up",
+        "bomb",
+        "blow up",
+        "attack",
+        "burn down",
+        "torch",
+        "firebomb",
+        "massacre",
+        "open fire",
+        "start shooting",
+        "put a bomb",
+        "bringing",
+        "taking",
+        "coming",
+        "there will",
+        "going to",
+        "everyone",
+    ),
+    (
+        "kill myself",
+        "end my life",
+        "commit suicide",
+        "shoot myself",
+        "hang myself",
+        "my wrists",
+        "bleed out",
+        "make sure i die",
+        "overdose",
+        "wake up",
+        "kill me",
+        "to die",
+        "lethal",
+        "fatal",
+        "deadly",
+        "noose",
+        "reliable",
+        "painless",
+        "effective",
+        "certain",
+    ),
+    (
+        "animals",
+        "vermin",
+        "subhuman",
+        "parasites",
+        "rats",
+        "cockroaches",
+        "disease",
+        "plague",
+        "cancer",
+        "filth",
+        "disgusting",
+        "inferior",
+        "trash",
+        "garbage",
+        "scum",
+        "savages",
+        "freaks",
+        "perverts",
+        "criminals",
+        "rapists",
+        "terrorists",
+        "stupid",
+        "mentally",
+        "burden",
+        "useless",
+        "worthless",
+        "dogs",
+        "pigs",
+        "monkeys",
+        "apes",
+        "evil",
+        "not human",
+        "less than",
+        "hate",
+        "despise",
+        "loathe",
+        "death to",
+    ),
     ("animals", "vermin", "subhuman", "parasites", "rats", "cockroaches", "disease"),
-    ("die", "killed", "exterminated", "gassed", "shot", "burn"),
+    (
+        "die",
+        "killed",
+        "exterminated",
+        "gassed",
+        "shot",
+        "burn",
+        "wiped",
+        "put down",
+        "thrown",
+        "sterili",
+        "hanged",
+        "lynched",
+    ),
     ("exterminate", "gas", "eradicate", "kill all"),
     ("畜生", "不是人", "害虫", "害蟲"),
     ("该死", "該死", "去死", "被杀", "被殺"),
