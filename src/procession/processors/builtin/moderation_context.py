@@ -78,13 +78,26 @@ def exempt_categories(normalised: str) -> frozenset[str]:
 _QUOTED: Final = re.compile(
     r'"[^"\n]{1,300}"|\u201c[^\u201d\n]{1,300}\u201d|\u00ab[^\u00bb\n]{1,300}\u00bb'
     r"|\u300c[^\u300d\n]{1,300}\u300d|\u300e[^\u300f\n]{1,300}\u300f"
-    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w[^'\u2018\u2019\n]{0,300}?[\w.,!?]['\u2019](?=[\s.,;:!?)\]]|$)"
+    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w[^'\u2018\u2019\n]{0,300}?[\w.,!?]['\u2019](?=[\s.,;:!?)\]]"
+    r"|$)"
+)
+
+
+_IDIOMS: Final = re.compile(
+    r"\bkill(?:ing)? two birds(?: with one stone)?|\bkill(?:ing)? (?:some )?time\b|\bkill(?:ing|ed"
+    r")? "
+    r"it\b|\bkill(?:ing)? the (?:lights|engine|music|mood|vibe)\b|\bto die for\b|\bdying to\b"
+    r"|\b(?:scared|bored|worried|laughed|frozen) (?:me |myself )?to death\b"
 )
 
 
 def unquoted(normalised: str) -> str:
-    """``normalised`` with its quotations cut out (reported speech is not the writer's)."""
-    return _QUOTED.sub(" ", normalised) if _HAS_QUOTE.search(normalised) else normalised
+    """``normalised`` with its quotations and a few idioms of violence ("kill two birds with
+    one stone", "to die for") cut out, as the heads read it: reported speech is not the
+    writer's, and an idiom is not a threat."""
+    if _HAS_QUOTE.search(normalised):
+        normalised = _QUOTED.sub(" ", normalised)
+    return _IDIOMS.sub(" ", normalised)
 
 
 _HAS_QUOTE: Final = re.compile("[\"'\u2018\u201c\u00ab\u300c\u300e]")

@@ -105,7 +105,8 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
         "self-harm/intent",
         0.8,
         r"\bi(?:'m| am|'ve been| have been| keep| can't stop)? (?:been )?(?:thinking about|having "
-        r"thoughts of|have thoughts of) (?:suicide|killing myself)\b(?! (?:prevention|awareness|"
+        r"thoughts of|have thoughts of) (?:suicide|killing myself|ending (?:it all|my life|everyth"
+        r"ing))\b(?! (?:prevention|awareness|"
         r"rates|research))|\b(?:wrote|written|writing) (?:my )?(?:goodbye|suicide) (?:letters?|"
         r"notes?)\b|\b(?:want|wish) (?:i could |to )?(?:just )?(?:\w+ )?(?:never wake up|not wake "
         r"up|disappear forever)\b|\b(?:mix|take|use|buy|drink|swallow|combine) (?:\w+ ){0,4}to "
@@ -302,7 +303,8 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
         0.85,
         r"\b(?:how|what|which|where|is|are|would|will|can|could|should|does|do)\b[^.?!\n]{0,60}"
         r"\b(?:kill myself|end my life|commit suicide|shoot myself|hang myself|(?:cut|slit) my "
-        r"wrists|bleed out|make sure i die|overdose(?: on)?|not wake up|never wake up)\b"
+        r"wrists|bleed out|make sure i die|(?:i|to|can i|should i) overdose(?: on)?|not wake up|ne"
+        r"ver wake up)\b"
         r"[^.?!\n]{0,40}\?|\b(?:enough to|much \w+(?: \w+)? would|many \w+(?: \w+)? would|dose "
         r"(?:that|to|which) would) kill me\b|\b(?:take|need|enough|way|method|dose|amount|pills?|"
         r"tablets?|high)\b[^.?!\n]{0,30}\bto (?:die|make sure i die)\b|\b(?:lethal|fatal|deadly) "
@@ -374,6 +376,7 @@ _BASE_TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
     (
         "suicide",
         "killing myself",
+        "ending",
         "goodbye",
         "wake up",
         "disappear forever",
