@@ -472,5 +472,146 @@ ENTRIES: Final[tuple[tuple[str, float, str, tuple[str, ...]], ...]] = (
             "سنحرق",
         ),
     ),
+    # -- demeaning statements about a group ------------------------------------------------
+    (
+        "hate",
+        0.85,
+        r"\b(?:inmigrantes|extranjeros|musulmanes|judíos|negros|gitanos|maricones|moros|sudacas|"
+        r"refugiados|migrantes|mujeres) son (?:una plaga|ratas|basura|escoria|animales|parásitos|"
+        r"cucarachas|una lacra|inferiores|subhumanos|criminales)"
+        r"|\b(?:immigrés|immigrants|étrangers|musulmans|juifs|noirs|arabes|gitans|pédés|migrants|"
+        r"réfugiés|roms|femmes) sont (?:des |une )?(?:rats|cafards|parasites|animaux|sous-hommes|"
+        r"ordures|déchets|vermines?|plaie|inférieur\w*|criminels)"
+        r"|\b(?:ausländer|flüchtlinge|muslime|juden|schwarze|migranten|zigeuner|schwule|kanaken|"
+        r"frauen) sind (?:\w+ )?(?:ungeziefer|ratten|parasiten|tiere|abschaum|untermenschen|dreck|"
+        r"müll|kakerlaken|minderwertig|kriminell\w*)"
+        r"|\b(?:imigrantes|estrangeiros|muçulmanos|judeus|negros|refugiados|migrantes|nordestinos|"
+        r"mulheres) são (?:uns |umas |uma )?(?:ratos|lixo|parasitas|animais|baratas|praga|"
+        r"inferiores|escória|vermes|criminosos)"
+        r"|(?:мигранты|иммигранты|приезжие|мусульмане|евреи|черные|чёрные|геи|беженцы|хачи|чурки|"
+        r"бабы)\s*(?:—|-|это)?\s*(?:это )?(?:крысы|мусор|паразиты|животные|скоты|тараканы|нелюди|"
+        r"недочеловеки|грязь|отбросы)"
+        r"|(?:外国人|外國人|黑人|穆斯林|移民|难民|難民|同性恋|同性戀|犹太人|猶太人)(?:都|全)?是(?:垃圾|"
+        r"畜生|害虫|害蟲|蟑螂|寄生虫|寄生蟲|低等|劣等)"
+        r"|(?:外国人|移民|黒人|在日|難民|ゲイ)(?:は|って|なんて)(?:みんな|全員)?(?:ゴミ|クズ|害虫|"
+        r"ゴキブリ|寄生虫|劣等|人間じゃない)"
+        r"|(?:المهاجرين|المهاجرون|اللاجئون|اللاجئين|اليهود|السود) (?:هم )?(?:حشرات|فئران|قمامة|"
+        r"حيوانات|طفيليات)"
+        r"|(?:외국인|이민자|난민|흑인|게이)(?:들)?(?:은|는) (?:다 )?(?:쓰레기|벌레|기생충|짐승)",
+        (
+            "son",
+            "sont",
+            "sind",
+            "são",
+            "крыс",
+            "мусор",
+            "паразит",
+            "животн",
+            "скот",
+            "таракан",
+            "нелюд",
+            "недочелов",
+            "грязь",
+            "отброс",
+            "是",
+            "は",
+            "って",
+            "なんて",
+            "حشرات",
+            "فئران",
+            "قمامة",
+            "حيوانات",
+            "طفيليات",
+            "은",
+            "는",
+        ),
+    ),
+    # -- method-seeking about one's own death -----------------------------------------------
+    (
+        "self-harm/instructions",
+        0.85,
+        r"\b(?:cómo|como|cuál|cual|qué|cuántas|cuantas)\b[^.?!\n]{0,50}(?:suicidarme|matarme|"
+        r"quitarme la vida|no despertar|morir sin dolor)"
+        r"|\b(?:comment|quel|quelle|combien)\b[^.?!\n]{0,50}(?:me suicider|me tuer|mettre fin à "
+        r"mes jours|ne (?:pas|plus) me réveiller|mourir sans douleur)"
+        r"|\b(?:wie|welche|was|womit)\b[^.?!\n]{0,50}(?:mich (?:\w+ ){0,3}(?:umbringen|töten)|"
+        r"bringe ich mich (?:\w+ ){0,3}um|nicht mehr aufwachen|schmerzlos sterben)"
+        r"|\b(?:como|qual|quantos|quantas)\b[^.?!\n]{0,50}(?:me matar|me suicidar|tirar minha "
+        r"vida|não acordar|morrer sem dor)"
+        r"|\b(?:как|какой|сколько|чем)\b[^.?!\n]{0,50}(?:убить себя|покончить с собой|не "
+        r"проснуться|умереть без боли|себя убить)"
+        r"|(?:怎样|怎樣|怎么|怎麼|如何)(?:才能|可以|能)?(?:去)?(?:自杀|自殺)|(?:最不痛苦|最轻松|最輕鬆|最快)的"
+        r"(?:自杀|自殺|死法)"
+        r"|(?:楽な|一番楽な|確実な|痛くない)(?:自殺|死に)(?:の)?方|自殺(?:の|する)方法"
+        r"|(?:كيف|ما)[^.?!؟\n]{0,40}(?:أنتحر|أقتل نفسي)",
+        (
+            "suicid",
+            "matar",
+            "quitarme",
+            "despertar",
+            "morir",
+            "tuer",
+            "mettre fin",
+            "réveiller",
+            "mourir",
+            "umbringen",
+            "töten",
+            "um",
+            "aufwachen",
+            "sterben",
+            "suicidar",
+            "tirar",
+            "acordar",
+            "morrer",
+            "убить",
+            "покончить",
+            "проснуться",
+            "умереть",
+            "自杀",
+            "自殺",
+            "死法",
+            "自殺",
+            "死に",
+            "أنتحر",
+            "أقتل نفسي",
+        ),
+    ),
+    # -- more threats ------------------------------------------------------------------------
+    (
+        "harassment/threatening",
+        0.85,
+        r"\b(?:te|os) (?:voy|vamos) a (?:dar una paliza|partir la cara|partir la boca)"
+        r"|\bmettre le feu à (?:ta|ton|votre) "
+        r"|\bdu wirst (?:bluten|sterben|leiden|es bereuen)\b"
+        r"|\b(?:vou|vamos) acabar com (?:você|vc|a sua raça|sua raça)\b|\bninguém te suporta\b"
+        r"|(?:оторву|отрежу|разобью|проломлю) (?:тебе )?(?:голову|башку)|приду .{0,20}(?:и )?убью"
+        r"|(?:голову|башку) (?:тебе )?(?:оторву|отрежу|разобью|проломлю)"
+        r"|(?:带|帶)(?:刀|枪|槍|炸弹|炸彈)去(?:学校|學校|公司|医院|醫院|商场|商場)|我(?:要|会|會|明天|今天|"
+        r"今晚).{0,8}(?:砍人|杀人|殺人)"
+        r"|(?:学校|会社|駅|お前の家)に爆弾を仕掛け|爆破(?:する|してやる)",
+        (
+            "dar una",
+            "partir la",
+            "mettre le feu",
+            "du wirst",
+            "acabar com",
+            "ninguém te",
+            "оторву",
+            "отрежу",
+            "разобью",
+            "проломлю",
+            "приду",
+            "刀去",
+            "枪去",
+            "槍去",
+            "炸弹去",
+            "炸彈去",
+            "砍人",
+            "杀人",
+            "殺人",
+            "爆弾を",
+            "爆破",
+        ),
+    ),
 )
 """``(category, score, pattern, triggers)`` entries."""
