@@ -88,6 +88,7 @@ _IDIOMS: Final = re.compile(
     r")? "
     r"it\b|\bkill(?:ing)? the (?:lights|engine|music|mood|vibe)\b|\bto die for\b|\bdying to\b"
     r"|\b(?:scared|bored|worried|laughed|frozen) (?:me |myself )?to death\b"
+    r"|\bend (?:it|things) (?:with|between) (?:my|him|her|them|us)\b"
 )
 
 
@@ -157,7 +158,8 @@ _HARM_WORDS: Final = (
     "myself",
     "alive",
     "living",
-    "wake up",
+    "never wake up",
+    "not wake up",
     "disappear",
     "idiot",
     "moron",

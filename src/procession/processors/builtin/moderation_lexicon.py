@@ -105,7 +105,8 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
         "self-harm/intent",
         0.8,
         r"\bi(?:'m| am|'ve been| have been| keep| can't stop)? (?:been )?(?:thinking about|having "
-        r"thoughts of|have thoughts of) (?:suicide|killing myself|ending (?:it all|my life|everyth"
+        r"thoughts of|have thoughts of) (?:suicide|dying|killing myself|ending (?:it all|my life|e"
+        r"veryth"
         r"ing))\b(?! (?:prevention|awareness|"
         r"rates|research))|\b(?:wrote|written|writing) (?:my )?(?:goodbye|suicide) (?:letters?|"
         r"notes?)\b|\b(?:want|wish) (?:i could |to )?(?:just )?(?:\w+ )?(?:never wake up|not wake "
@@ -149,7 +150,9 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
         r"to|'m going to|going to|gonna) die\b(?! (?:of|from|laughing|with|for|in|on|when|if|"
         r"happy|old|alone|trying|before))|\bi wish i (?:were|was) dead\b|\bno (?:reason|point) (?:"
         r"for me )?(?:to|in) (?:live|living|go on|"
-        r"going on|keep living)\b|\bbetter off (?:if i (?:killed myself|was dead|were dead|died)|w"
+        r"going on|keep living)\b|\bbetter off (?:if i (?:killed myself|was dead|were dead|died|wa"
+        r"s gone|were "
+        r"gone|wasn't here|weren't here|wasn't around|never existed)|w"
         r"ithout me)\b",
     ),
     (
@@ -160,7 +163,11 @@ _BASE: Final[tuple[tuple[str, float, str], ...]] = (
         r"\b(?:thinking about|thoughts of|planning to|going to|want to|decided to|about to|gonna|"
         r"i'll|i will|i'm|i am) (?:jump(?:ing)? (?:off|from) (?:a|the|this) (?:bridge|roof|"
         r"building|cliff|balcony|\w+ floor)|overdos(?:e|ing)|hang(?:ing)? myself|slit(?:ting)? my "
-        r"wrists|starv(?:e|ing) myself)|\b(?:going to|gonna|about to|decided to|planning to) "
+        r"wrists|starv(?:e|ing) myself|drive (?:my car )?off (?:a|the) (?:cliff|bridge))"
+        r"|\bi(?:'ve| have)? (?:been )?stockpil\w* (?:my |the )?(?:pills|meds|tablets)\b"
+        r"|\b(?:i'm|i am|so) (?:so )?tired of (?:living|being alive|life)\b|\blife (?:isn't|is not"
+        r") "
+        r"worth living\b|\b(?:going to|gonna|about to|decided to|planning to) "
         r"(?:take|swallow) all (?:of )?(?:my|the) (?:pills|meds|tablets)|\bi(?:'ve| have)? (?:\w+ "
         r")?(?:been |keep |started )?"
         r"(?:hurting|cutting|burning|harming|starving) myself\b(?! (?:by accident|accidentally|"
@@ -377,6 +384,7 @@ _BASE_TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
         "suicide",
         "killing myself",
         "ending",
+        "dying",
         "goodbye",
         "wake up",
         "disappear forever",
@@ -398,6 +406,10 @@ _BASE_TRIGGERS: Final[tuple[tuple[str, ...], ...]] = (
         "hang",
         "slit",
         "starv",
+        "drive",
+        "stockpil",
+        "tired of",
+        "worth living",
         "take all",
         "swallow",
         "taking all",
