@@ -6,16 +6,20 @@ with ``Content flagged for moderation. Categories: ...``), ``warn`` (log and rep
 ``filter`` (drop the message, or the chunk). Streaming checks ``text-delta`` chunks: the
 current delta, or the last ``chunk_window`` deltas joined.
 
-``mode="offline"`` (the default without a model) uses a bundled lexicon of unambiguous phrases
-instead (:mod:`~procession.processors.builtin.moderation_lexicon`, English and Chinese): no
-model call, a plain per-chunk check that carries the tail of the text across chunks so a
-phrase split between deltas is still found. ``mode="both"`` asks the judge only about what
+``mode="offline"`` (the default without a model) uses bundled rules instead
+(:mod:`~procession.processors.builtin.moderation_lexicon`, ten languages) and, unless
+``classifier=False``, three small shipped heads
+(:mod:`~procession.processors.builtin.moderation_classifier`): no model call. In the stream
+the rules are a plain per-chunk check that carries the tail of the text across chunks so a
+phrase split between deltas is still found; the heads read each sentence as it completes
+(and the unfinished rest with the result). ``mode="both"`` asks the judge only about what
 the lexicon passes. Every detection is reported to ``on_violation`` (D8).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -33,6 +37,7 @@ from procession.processors.builtin.judge import (
     fence,
     select_messages,
 )
+from procession.processors.builtin.moderation_classifier import classifier_scores
 from procession.processors.builtin.moderation_lexicon import (
     CATEGORIES,
     INDEX,
@@ -58,6 +63,10 @@ MODERATION_CATEGORIES = CATEGORIES
 """The categories ``ModerationProcessor`` checks by default (OpenAI's moderation categories)."""
 _TAIL = 64
 """Characters of earlier deltas kept so a phrase split across chunks is found (offline)."""
+_SENTENCE_END = re.compile(r"[.!?\n\u3002\uff01\uff1f]")
+"""Where the heads read the streamed sentence so far."""
+_SENTENCE_MAX = 512
+"""A streamed sentence longer than this is read at this length."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +120,7 @@ class ModerationProcessor(Processor):
         chunk_window: Streaming: how many earlier deltas join the current one for a judge
             check (default 0: the current delta only).
         include_scores: Add the scores to the block reason.
+        classifier: Offline, add the shipped classifier heads to the rules (default ``True``).
         last_message_only: Check only the last input message.
         error_strategy: A failed judge: ``"strict"`` (default: block) or ``"warn"``.
         instructions: Replace the judge's instructions.
@@ -130,6 +140,7 @@ class ModerationProcessor(Processor):
         strategy: Literal["block", "warn", "filter"] = "block",
         chunk_window: int = 0,
         include_scores: bool = False,
+        classifier: bool = True,
         last_message_only: bool = False,
         error_strategy: ErrorStrategy = "strict",
         instructions: str | None = None,
@@ -146,6 +157,7 @@ class ModerationProcessor(Processor):
         self.strategy = check_choice(owner, "strategy", strategy, ("block", "warn", "filter"))
         self.chunk_window = check_int(owner, "chunk_window", chunk_window, 0)
         self.include_scores = check_bool(owner, "include_scores", include_scores)
+        self.classifier = check_bool(owner, "classifier", classifier)
         self.last_message_only = check_bool(owner, "last_message_only", last_message_only)
         self.error_strategy = check_error_strategy(owner, error_strategy)
         use_on_violation(self, owner, on_violation)
@@ -173,8 +185,18 @@ class ModerationProcessor(Processor):
     # -- detection ---------------------------------------------------------------------------
 
     def moderate_offline(self, text: str) -> ModerationResult:
-        """The lexicon's verdict on ``text``."""
-        return self._result(score_categories(normalise(text)), "", "offline")
+        """The offline verdict on ``text``: the rules, and the heads unless disabled."""
+        normalised = normalise(text)
+        scores = score_categories(normalised)
+        if self.classifier:
+            self._add_classifier(scores, normalised)
+        return self._result(scores, "", "offline")
+
+    def _add_classifier(self, scores: dict[str, float], normalised: str) -> None:
+        """Merge the heads' scores that reach the threshold into ``scores``."""
+        for category, score in classifier_scores(normalised).items():
+            if score >= self.threshold and score > scores.get(category, 0.0):
+                scores[category] = round(score, 3)
 
     async def moderate(self, text: str, *, abort: Any = None, **call: Any) -> ModerationResult:
         """The verdict on ``text`` under this processor's mode (may call the judge)."""
@@ -248,6 +270,12 @@ class ModerationProcessor(Processor):
         already reported is not reported twice (D8: once per detection).
         """
         if self.mode == "offline" and state.get("streamed"):
+            rest: str = state.get("sentence", "")
+            if self.classifier and rest.strip():
+                state["sentence"] = ""
+                result = self._classified(rest)
+                if result.flagged:
+                    await self._act(result, abort)
             return
         assistant = [m for m in messages if m.role == "assistant"]
         call = {"tracing_context": tracing_context, "abort_signal": abort_signal}
@@ -296,13 +324,37 @@ class ModerationProcessor(Processor):
         if INDEX.any_from(window, start, ascii_only=text.isascii()):
             armed = _TAIL + len(window) - len(tail)
         if armed <= 0:
-            return part
+            return self._stream_classified(part, text, state, abort) if self.classifier else part
         state["armed"] = armed - (len(window) - len(tail))
         result = self._result(score_categories(window), "", "offline")
         if not result.flagged:
-            return part
-        state["tail"], state["armed"] = "", 0  # reported once
+            return self._stream_classified(part, text, state, abort) if self.classifier else part
+        state["tail"], state["armed"], state["sentence"] = "", 0, ""  # reported once
         return self._flag_chunk(part, result, abort, state)
+
+    def _stream_classified(self, part: Chunk, text: str, state: dict[str, Any], abort: Any) -> Any:
+        """Gather the streamed sentence; when it ends (or grows long), let the heads read it."""
+        sentence: str = state.get("sentence", "") + text
+        end = -1
+        for end_match in _SENTENCE_END.finditer(text):
+            end = len(sentence) - len(text) + end_match.end()
+        if end < 0 and len(sentence) < _SENTENCE_MAX:
+            state["sentence"] = sentence
+            return part
+        if end < 0:
+            end = len(sentence)
+        state["sentence"] = sentence[end:]
+        result = self._classified(sentence[:end])
+        if not result.flagged:
+            return part
+        state["tail"], state["armed"], state["sentence"] = "", 0, ""  # reported once
+        return self._flag_chunk(part, result, abort, state)
+
+    def _classified(self, text: str) -> ModerationResult:
+        """The heads' verdict alone on ``text``."""
+        scores: dict[str, float] = {}
+        self._add_classifier(scores, normalise(text))
+        return self._result(scores, "", "offline")
 
     async def _flag_chunk(
         self, part: Chunk, result: ModerationResult, abort: Any, state: dict[str, Any]
