@@ -12,7 +12,7 @@ from types import MappingProxyType, TracebackType
 from typing import Any
 
 from procession._checks import check_int, check_mapping, check_optional_int, check_type, wrong
-from procession._config import (
+from procession._engine.config import (
     LANES,
     UNSET,
     LaneSpec,
@@ -23,8 +23,8 @@ from procession._config import (
     check_lane_spec,
     check_release,
 )
-from procession._loop import run
-from procession._state import RunState
+from procession._engine.loop import run
+from procession._engine.state import RunState
 from procession.approvals import ApprovalBroker
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
@@ -300,7 +300,7 @@ class Agent:
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
         (D31). ``inspect=True`` also sends transient ``data-procession-hook`` chunks saying
-        what each processor did (Studio's view, ``procession._inspect``). A ``journal`` makes
+        what each processor did (Studio's view, ``procession._engine.notes``). A ``journal`` makes
         the run durable (``procession.journal``): with the same
         ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
         (D35).

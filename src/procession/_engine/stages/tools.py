@@ -14,9 +14,11 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from procession._outcomes import Stop
-from procession._runner import HookRunner
-from procession._state import Attempt, RunState, Wake
+from procession._engine.outcomes import Stop
+from procession._engine.runner import HookRunner
+from procession._engine.stages import output
+from procession._engine.stages.results import apply_messages
+from procession._engine.state import Attempt, RunState, Wake
 from procession.approvals import ApprovalRequest
 from procession.chunks import Chunk
 from procession.errors import ConfigurationError
@@ -24,8 +26,6 @@ from procession.journal import ToolOutcome
 from procession.messages.parts import ToolInvocationPart
 from procession.models._abort import cancel_on_abort
 from procession.results import StepResult, ToolCallInfo, ToolResultInfo
-from procession.stages import output
-from procession.stages.results import apply_messages
 from procession.tools._tool import Tool, ToolContext, ToolWriter
 
 __all__ = ["provider_tool_result", "run_tools"]

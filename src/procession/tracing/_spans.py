@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer
 
-    from procession._runner import Hook, StreamHook
-    from procession._state import Attempt, RunState
+    from procession._engine.runner import Hook, StreamHook
+    from procession._engine.state import Attempt, RunState
     from procession.chunks import Chunk
     from procession.results import StepResult, ToolCallInfo
 

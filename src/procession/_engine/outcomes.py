@@ -1,8 +1,8 @@
 """What a stage reports to the loop: a small closed set of frozen values.
 
 A stage returns ``None`` when the run goes on as planned, or one of these; the loop matches on
-them in one place (``procession._loop``). Exceptions are for real errors only: a processor that
-raises, a model that fails, bad input.
+them in one place (``procession._engine.loop``). Exceptions are for real errors only: a
+processor that raises, a model that fails, bad input.
 
 ::
 

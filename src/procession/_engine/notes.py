@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from procession.chunks import Chunk
 
 if TYPE_CHECKING:
-    from procession._runner import Hook, StreamHook
-    from procession._state import RunState
+    from procession._engine.runner import Hook, StreamHook
+    from procession._engine.state import RunState
 
 __all__ = ["HOOK_NOTE", "hook_note", "watch_stream_hooks"]
 

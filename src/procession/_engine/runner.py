@@ -3,10 +3,10 @@
 :class:`HookRunner` binds each lane's hooks once per run (which processors implement which hook,
 which keyword arguments each declares, its ``abort``, ``state``, ``writer`` and position), so a
 call only adds the values of the moment. It turns what a hook does into what the loop acts on:
-an ``abort()`` becomes a :class:`~procession._outcomes.Retry` or a
-:class:`~procession._outcomes.Blocked` (reported to ``on_violation`` either way), an abort the
-hook swallowed still counts (D29), and anything else a hook raises fails the run closed as a
-:class:`~procession.errors.ProcessorError` (D10). It also runs the output lane over one chunk
+an ``abort()`` becomes a :class:`~procession._engine.outcomes.Retry` or
+a :class:`~procession._engine.outcomes.Blocked` (reported to ``on_violation`` either way), an
+abort the hook swallowed still counts (D29), and anything else a hook raises fails the run closed
+as a :class:`~procession.errors.ProcessorError` (D10). It also runs the output lane over one chunk
 (``process_output_stream``) and passes writers' ``data-*`` chunks through it (D9).
 """
 
@@ -18,10 +18,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
-from procession._config import RunConfig
-from procession._inspect import hook_note
-from procession._outcomes import Aborted, Blocked, Retry, Stop
-from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
+from procession._engine.config import RunConfig
+from procession._engine.notes import hook_note
+from procession._engine.outcomes import Aborted, Blocked, Retry, Stop
+from procession._engine.state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
 from procession.messages._tracking import EDITS

@@ -10,7 +10,7 @@
     process_output_result ─────────────────────────────────────────────── once
     persist (one transaction) ─ the final chunk
 
-Each stage (``procession.stages``) reports ``None`` or a stop (``procession._outcomes``); the
+Each stage (``stages``) reports ``None`` or a stop (``outcomes``); the
 step's outcome is settled in :func:`_settle`, the one place the loop matches on it. The model
 stream is read here, in the one generator the caller iterates, so a chunk crosses no other
 generator on its way out (the hot path, ``bench/``). ``generate()`` drains this (D18).
@@ -23,9 +23,9 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from procession._config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
-from procession._inspect import watch_stream_hooks
-from procession._outcomes import (
+from procession._engine.config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
+from procession._engine.notes import watch_stream_hooks
+from procession._engine.outcomes import (
     CONTINUE,
     FINISH,
     Aborted,
@@ -37,15 +37,15 @@ from procession._outcomes import (
     Retry,
     Stop,
 )
-from procession._runner import HookRunner, StreamHook
-from procession._state import Attempt, RunState
-from procession._step import MalformedChunkError
-from procession._tracing import RunTrace, start_run_trace
+from procession._engine.runner import HookRunner, StreamHook
+from procession._engine.stages import errors, input, model, output, persist, tools
+from procession._engine.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
+from procession._engine.state import Attempt, RunState
+from procession._engine.step import MalformedChunkError
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
 from procession.messages._tracking import EDITS
-from procession.stages import errors, input, model, output, persist, tools
-from procession.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
+from procession.tracing._spans import RunTrace, start_run_trace
 
 if TYPE_CHECKING:
     from procession.agent import Agent

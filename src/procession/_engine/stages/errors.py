@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 
-from procession._outcomes import Retry, Stop
-from procession._runner import HookRunner, InvalidEditError
-from procession._state import Attempt, RunState
+from procession._engine.outcomes import Retry, Stop
+from procession._engine.runner import HookRunner, InvalidEditError
+from procession._engine.stages.output import commit_parts
+from procession._engine.state import Attempt, RunState
 from procession.errors import ProcessorError
-from procession.stages.output import commit_parts
 
 __all__ = ["model_failed"]
 
