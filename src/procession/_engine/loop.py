@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from procession._engine.config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
 from procession._engine.notes import watch_stream_hooks
@@ -38,6 +38,7 @@ from procession._engine.outcomes import (
     Stop,
 )
 from procession._engine.runner import HookRunner, StreamHook
+from procession._engine.spec import AgentSpec
 from procession._engine.stages import errors, input, model, output, persist, tools
 from procession._engine.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
 from procession._engine.state import Attempt, RunState
@@ -47,13 +48,10 @@ from procession.errors import ProcessorError
 from procession.messages._tracking import EDITS
 from procession.tracing._spans import RunTrace, start_run_trace
 
-if TYPE_CHECKING:
-    from procession.agent import Agent
-
 __all__ = ["run"]
 
 
-async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
+async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
     """The run's client-visible chunks; ``state.result`` is final once this ends."""
     state.running = True
     emitter = state.emitter
@@ -148,7 +146,9 @@ async def _left(state: RunState, runner: HookRunner | None) -> None:
     state.closed()
 
 
-async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunConfig, HookRunner]:
+async def _start(
+    agent: AgentSpec, call: CallOptions, state: RunState
+) -> tuple[RunConfig, HookRunner]:
     """The run's configuration, its bound hooks, and its trace when tracing is on."""
     config = await resolve_run(agent, call)
     runner = HookRunner(state, config)
@@ -162,7 +162,7 @@ async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunC
 
 
 async def _begin(
-    state: RunState, runner: HookRunner, agent: Agent, call: CallOptions, config: RunConfig
+    state: RunState, runner: HookRunner, agent: AgentSpec, call: CallOptions, config: RunConfig
 ) -> Outcome:
     """Before the first hook: memory's checks, the run's messages, then ``process_input``;
     the ``start`` chunk waits for the client unless that stopped the run."""
