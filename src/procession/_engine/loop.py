@@ -24,7 +24,8 @@ from contextlib import aclosing
 from typing import Any
 
 from procession._engine.config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
-from procession._engine.notes import watch_stream_hooks
+from procession._engine.notes import StudioNotes
+from procession._engine.observers import compose
 from procession._engine.outcomes import (
     CONTINUE,
     FINISH,
@@ -36,6 +37,7 @@ from procession._engine.outcomes import (
     Outcome,
     Retry,
     Stop,
+    step_name,
 )
 from procession._engine.runner import HookRunner, StreamHook
 from procession._engine.spec import AgentSpec
@@ -46,7 +48,7 @@ from procession._engine.step import MalformedChunkError
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
 from procession.messages._tracking import EDITS
-from procession.tracing._spans import RunTrace, start_run_trace
+from procession.tracing._spans import start_run_trace
 
 __all__ = ["run"]
 
@@ -141,8 +143,8 @@ async def _left(state: RunState, runner: HookRunner | None) -> None:
     _close(state, runner)
     if runner is not None:
         await persist.record_usage(state, runner.config)
-    if state.trace is not None:
-        state.trace.end("abort", None)
+    if state.observer is not None:
+        state.observer.run_ended(Aborted.name, None, None)
     state.closed()
 
 
@@ -152,12 +154,11 @@ async def _start(
     """The run's configuration, its bound hooks, and its trace when tracing is on."""
     config = await resolve_run(agent, call)
     runner = HookRunner(state, config)
-    trace = state.trace = start_run_trace(state, agent.name)
-    if trace is not None:
-        trace.watch(runner.stream)
-    if call.inspect:
-        state.inspect = True
-        watch_stream_hooks(state, runner.stream)
+    observer = state.observer = compose(  # wired once: the hot path asks nothing per chunk
+        (start_run_trace(state, agent.name), StudioNotes(state) if call.inspect else None)
+    )
+    if observer is not None:
+        observer.watch(runner.stream)
     return config, runner
 
 
@@ -190,8 +191,8 @@ def _attempt(state: RunState, config: RunConfig) -> Attempt:
         retries=state.processor_retries + state.api_retries,
         edits=EDITS.count,
     )
-    if state.trace is not None:
-        state.trace.begin_step(attempt, state.processor_retries)
+    if state.observer is not None:
+        state.observer.step_started(attempt, state.processor_retries)
     return attempt
 
 
@@ -244,8 +245,8 @@ async def _after_model(
     if attempt.outcome is None:
         runner.check_stream_edits(attempt.edits)  # D30, once per step
         result = output.commit_step(state, attempt)
-        if state.trace is not None:
-            state.trace.end_model(result, None)
+        if state.observer is not None:
+            state.observer.model_ended(result, None)
         attempt.outcome = await model.process_llm_response(state, runner, attempt)
         if attempt.outcome is None:
             attempt.outcome = await output.process_output_step(state, runner, attempt)
@@ -269,16 +270,9 @@ async def _settle(
 ) -> Outcome:
     """How the step ended, acted on: accepted, retried, or the run's end (D1, D2, D11, D31)."""
     verdict = await _verdict(state, runner, attempt, config, outcome)
-    if state.trace is not None:
-        state.trace.end_step(_step_outcome(verdict), attempt.result)
+    if state.observer is not None:
+        state.observer.step_ended(step_name(verdict), attempt.result)
     return verdict
-
-
-def _step_outcome(verdict: Outcome) -> str:
-    """How a step ended, for its span."""
-    if isinstance(verdict, Continue | Finish):
-        return "accepted"
-    return {Retry: "retry", Blocked: "tripwire", Aborted: "abort"}.get(type(verdict), "error")
 
 
 async def _verdict(
@@ -307,8 +301,8 @@ async def _verdict(
     del state.steps[attempt.steps_before :]
     if not isinstance(outcome, Retry):
         return outcome
-    if state.trace is not None:
-        state.trace.retry(outcome.reason, outcome.processor_id)
+    if state.observer is not None:
+        state.observer.retried(outcome.reason, outcome.processor_id)
     if not outcome.api_error:
         state.processor_retries += 1
         for hook in runner.stream:
@@ -340,18 +334,12 @@ async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> 
     _close(state, runner)
     if runner is not None:
         await persist.record_usage(state, runner.config)
-    if state.trace is not None:
-        _end_trace(state.trace, outcome)
+    if state.observer is not None:
+        failure = outcome.error if isinstance(outcome, Failed) else None
+        tripwire = outcome.payload if isinstance(outcome, Blocked) else None
+        state.observer.run_ended(outcome.name, failure, tripwire)
     state.closed()
     return outcome
-
-
-def _end_trace(trace: RunTrace, outcome: Outcome) -> None:
-    if isinstance(outcome, Blocked):
-        trace.tripwire(outcome.payload)
-    error = outcome.error if isinstance(outcome, Failed) else None
-    names = {Finish: "finish", Blocked: "tripwire", Aborted: "abort", Failed: "error"}
-    trace.end(names.get(type(outcome), "finish"), error)
 
 
 def _close(state: RunState, runner: HookRunner | None) -> None:

@@ -21,11 +21,11 @@ from procession.results import AgentResult, StepResult
 
 if TYPE_CHECKING:
     from procession._engine.config import StepConfig
+    from procession._engine.observers import RunObserver
     from procession._engine.outcomes import Outcome, Stop
     from procession.models._abort import AbortGuard
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
-    from procession.tracing._spans import RunTrace
 
 __all__ = [
     "Attempt",
@@ -137,9 +137,9 @@ class RunState:
         "agent_id",
         "api_retries",
         "emitter",
-        "inspect",
         "last_model",
         "message_list",
+        "observer",
         "on_closed",
         "processor_retries",
         "request_context",
@@ -150,7 +150,6 @@ class RunState:
         "signal",
         "states",
         "steps",
-        "trace",
         "tracing",
         "usage",
     )
@@ -180,10 +179,9 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
-        self.inspect = False
-        """Whether a viewer gets notes of what each processor did (``procession._engine.notes``)."""
-        self.trace: RunTrace | None = None
-        """The run's spans, when OpenTelemetry is configured (``procession.tracing._spans``)."""
+        self.observer: RunObserver | None = None
+        """Who is told what the run does (its spans, Studio's notes), wired when it starts;
+        ``None`` for nobody (``procession._engine.observers``)."""
         self.last_model: str | None = None
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
         self.running = False

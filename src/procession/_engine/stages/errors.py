@@ -26,8 +26,8 @@ async def model_failed(
     state: RunState, runner: HookRunner, attempt: Attempt, error: BaseException
 ) -> Stop:
     """The error lane over a failed model call: a retry, or the error itself (raised)."""
-    if state.trace is not None:
-        state.trace.end_model(None, error)
+    if state.observer is not None:
+        state.observer.model_ended(None, error)
     commit_parts(state, attempt.builder.finish())
     try:
         stop = await _ask(state, runner, attempt, error)

@@ -65,8 +65,8 @@ async def start_model(
         attempt.raw = []
     if attempt.objects is not None:
         attempt.builder.on_text = _partial_objects(state, attempt)
-    if state.trace is not None:
-        state.trace.begin_model(attempt)
+    if state.observer is not None:
+        state.observer.model_started(attempt)
     cached = attempt.cached
     if cached is not None:  # D7: replay instead of calling the model
         attempt.stream = _replay(cached)

@@ -243,7 +243,8 @@ async def _run_one(
         run_id=state.run_id,
     )
     args = attempt.builder.execution_args.get(call.tool_call_id, call.args)
-    span = state.trace.begin_tool(call) if state.trace is not None else None
+    observer = state.observer
+    token = observer.tool_started(call) if observer is not None else None
     journal = runner.config.journal
     try:
         if journal is None:
@@ -251,11 +252,10 @@ async def _run_one(
         else:  # a durable run: a checkpointed call is not made again
             key = f"{state.run_id}:tool:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
             outcomes[index] = await journal.tool_call(key, lambda: _execute(tool, args, context))
-        if span is not None and not outcomes[index][0] and state.trace is not None:
-            state.trace.tool_failed(span, outcomes[index][1])
     finally:
-        if span is not None:
-            span.end()
+        if observer is not None:
+            done = outcomes[index]
+            observer.tool_ended(token, None if done[0] else done[1])
 
 
 async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, Any]:
