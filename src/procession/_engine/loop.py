@@ -64,53 +64,53 @@ async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGene
         outcome = await _begin(state, runner, agent, call, config)
         while isinstance(outcome, Continue | Retry):
             attempt = _attempt(state, config)
+            await _before_model(state, runner, attempt, config)  # may leave a stop in attempt
+            # -- the hot path: each model chunk through the output lane, into the step. The
+            # names are bound once per attempt; a chunk that a hook drops, expands or awaits
+            # anything unusual for, and the model's special chunks, go the slow way.
+            lane, hold, held = runner.stream, emitter.holding, emitter.held
+            add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
+            run_id, guard = state.run_id, attempt.guard
+            hook: StreamHook | None = None
+            out: Any = None
             try:  # the model stream is closed however the attempt ends (D32)
-                await _before_model(state, runner, attempt, config)
                 for chunk in emitter.drain():
                     yield chunk
-                # -- the hot path: each model chunk through the output lane, into the step
-                hooks, hold, held = runner.stream, emitter.holding, emitter.held
-                add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
-                run_id, guard = state.run_id, attempt.guard
-                hook: StreamHook | None = None
-                out: Any = None
-                try:
-                    while attempt.outcome is None:
+                while attempt.outcome is None:
+                    chunk = await attempt.read()  # type: ignore[misc]  # set by now
+                    chunk.run_id = run_id
+                    hook = out = None
+                    if chunk.type not in special:
+                        out = chunk
+                        for hook in lane:  # each hook a plain call, its arguments bound (D19)
+                            if hook.parts is not None:
+                                hook.parts.append(chunk)
+                            out = hook.call(chunk)
+                            if hook.is_async:  # interrupted by the abort signal (D32)
+                                out = await (out if guard is None else model.guarded(guard, out))
+                            if type(out) is not Chunk:
+                                break  # dropped, or more than a chunk: the slow way
+                            if out is not chunk:
+                                model.check_replacement(hook, out)
+                            chunk = out
+                    if type(out) is Chunk:  # it passed the whole lane
                         hook = None
-                        chunk = await attempt.read()  # type: ignore[misc]  # set by now
-                        chunk.run_id = run_id
-                        if chunk.type not in special:
-                            for hook in hooks:
-                                if hook.parts is not None:
-                                    hook.parts.append(chunk)
-                                out = hook.call(chunk)
-                                if hook.is_async:  # interrupted by the abort signal (D32)
-                                    out = await (
-                                        out if guard is None else model.guarded(guard, out)
-                                    )
-                                if type(out) is not Chunk:
-                                    break  # dropped, or more than a chunk: the slow way
-                                if out is not chunk:
-                                    model.check_replacement(hook, out)
-                                chunk = out
-                            else:
-                                hook = None
-                                if not (emitter.pending or emitter.ready):
-                                    add(chunk)
-                                    if chunk.type in hidden:
-                                        continue
-                                    if hold:
-                                        held.append(chunk)
-                                        continue
-                                    yield chunk
-                                    continue
-                        await model.slow_chunk(state, runner, attempt, chunk, hook, out)
-                        for item in emitter.drain():
-                            yield item
-                except StopAsyncIteration:
-                    pass
-                except BaseException as error:
-                    attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
+                        if not (emitter.pending or emitter.ready):  # nothing queued ahead (D9)
+                            add(chunk)
+                            if chunk.type in hidden:
+                                continue
+                            if hold:  # step mode: sent once the step is accepted (D31)
+                                held.append(chunk)
+                                continue
+                            yield chunk
+                            continue
+                    await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                    for item in emitter.drain():
+                        yield item
+            except StopAsyncIteration:  # the model's stream ended
+                pass
+            except BaseException as error:
+                attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
             finally:
                 await model.close_stream(attempt)
             async with aclosing(_after_model(state, runner, attempt, config)) as after:
@@ -200,15 +200,20 @@ async def _before_model(
     state: RunState, runner: HookRunner, attempt: Attempt, config: RunConfig
 ) -> None:
     """``process_input_step``, the prompt, ``process_llm_request``, then the model call and
-    the ``step-start``; a stop is left in ``attempt.outcome``."""
-    stop = await input.process_input_step(state, runner, attempt)
-    if stop is None:
-        stop = await input.process_llm_request(state, runner, attempt)
-    if stop is None:
-        failure = await model.start_model(state, runner, attempt, config.max_retries)
-        stop = await runner.emit(model.step_start(state, attempt))  # first, as in Mastra
-        if stop is None and failure is not None:
-            stop = await errors.model_failed(state, runner, attempt, failure)
+    the ``step-start``; a stop is left in ``attempt.outcome``. The model stream is closed if
+    this raises (D32)."""
+    try:
+        stop = await input.process_input_step(state, runner, attempt)
+        if stop is None:
+            stop = await input.process_llm_request(state, runner, attempt)
+        if stop is None:
+            failure = await model.start_model(state, runner, attempt, config.max_retries)
+            stop = await runner.emit(model.step_start(state, attempt))  # first, as in Mastra
+            if stop is None and failure is not None:
+                stop = await errors.model_failed(state, runner, attempt, failure)
+    except BaseException:
+        await model.close_stream(attempt)
+        raise
     attempt.outcome = stop
 
 
