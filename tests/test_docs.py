@@ -188,7 +188,7 @@ def test_the_home_page_example_runs() -> None:
 
 
 def test_every_public_name_of_procession_has_a_docstring(package: griffe.Module) -> None:
-    missing = docstrings.missing_docstrings(package, ("procession.cli", "procession.stages"))
+    missing = docstrings.missing_docstrings(package, ("procession.cli",))
     assert [f"{m.relative_filepath}:{m.lineno} {m.path}" for m in missing] == []
 
 

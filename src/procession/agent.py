@@ -4,38 +4,35 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
+import dataclasses
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from types import MappingProxyType, TracebackType
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
-from procession._checks import check_int, check_mapping, check_optional_int, check_type, wrong
-from procession._config import (
-    LANES,
-    UNSET,
+from procession._engine import AgentSpec, CallOptions, check_spec, place_lanes, start_run
+from procession._engine.config import UNSET, Release, check_call, check_release
+from procession._engine.spec import (
+    ErrorLane,
+    InputLane,
+    Instructions,
     LaneSpec,
-    Release,
-    check_approvals,
-    check_call,
-    check_instructions,
-    check_lane_spec,
-    check_release,
+    OutputLane,
+    check_option,
+    check_structured_shortcut,
 )
-from procession._loop import run
-from procession._state import RunState
+from procession._engine.state import RunState
 from procession.approvals import ApprovalBroker
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
 from procession.journal import Journal
 from procession.memory.base import AgentMemory
-from procession.messages.message import new_id
 from procession.messages.message_list import MessageList
-from procession.models.base import LanguageModel, normalize_tool_choice
+from procession.models.base import LanguageModel
 from procession.results import AgentResult, StepResult
 from procession.signals import AbortSignal
-from procession.tools._tool import Tool, toolset
+from procession.tools._tool import Tool
 
 __all__ = ["Agent", "AgentStream"]
 
@@ -157,24 +154,35 @@ class AgentStream:
             await self._state.wait_closed()
 
 
-_placements: dict[int, int] = {}
-"""How many lane places each processor object (by ``id``) holds across agents (D28)."""
+T = TypeVar("T")
 
 
-def _place(processors: object) -> None:
-    """``processor_index``: the position when the object sits in exactly one lane of one
-    agent, else ``None`` (D28). Written once, when an agent is built."""
-    if not isinstance(processors, list | tuple):
-        return
-    for index, processor in enumerate(processors):
-        key = id(processor)
-        count = _placements.get(key, 0) + 1
-        _placements[key] = count
-        if count == 1:
-            with contextlib.suppress(TypeError):  # not weak-referenceable: its count stays
-                weakref.finalize(processor, _placements.pop, key, None)
-        with contextlib.suppress(AttributeError, TypeError):  # frozen or slotted: hooks get it
-            processor.processor_index = index if count == 1 else None
+class _Option(Generic[T]):
+    """An agent's option: read from its spec; setting it checks the value (D35) and replaces
+    the spec (a call already running keeps the spec it started with)."""
+
+    __slots__ = ("name",)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, agent: None, owner: type) -> _Option[T]: ...
+
+    @overload
+    def __get__(self, agent: Agent, owner: type) -> T: ...
+
+    def __get__(self, agent: Agent | None, owner: type) -> T | _Option[T]:
+        if agent is None:
+            return self
+        value: T = getattr(agent.spec, self.name)
+        return value
+
+    def __set__(self, agent: Agent, value: object) -> None:
+        checked = check_option(self.name, value)
+        if self.name == "name" and checked is None:
+            checked = agent.spec.id
+        agent.spec = dataclasses.replace(agent.spec, **{self.name: checked})
 
 
 class Agent:
@@ -231,34 +239,62 @@ class Agent:
         memory: AgentMemory | None = None,
         approvals: ApprovalBroker | None = None,
     ) -> None:
-        if not isinstance(id, str) or not id:
-            raise wrong("Agent id", id, "a non-empty string")
-        self.id = id
-        self.name = check_type("name", name, str) or id
-        self.description: str | None = check_type("description", description, str)
-        self.instructions = check_instructions("instructions", instructions)
-        self.model: LanguageModel | str | None = check_type("model", model, (LanguageModel, str))
-        self.tools: dict[str, Tool] = toolset(tools)
-        self.input_processors = check_lane_spec("input", input_processors)
-        self.output_processors = check_lane_spec("output", output_processors)
-        self.error_processors = check_lane_spec("error", error_processors)
-        self.max_processor_retries = check_optional_int(
-            "max_processor_retries", max_processor_retries, minimum=0
+        self.spec: AgentSpec = check_spec(
+            id=id,
+            name=name,
+            description=description,
+            instructions=instructions,
+            model=model,
+            tools=tools,
+            input_processors=input_processors,
+            output_processors=output_processors,
+            error_processors=error_processors,
+            max_processor_retries=max_processor_retries,
+            max_retries=max_retries,
+            max_steps=max_steps,
+            tool_choice=tool_choice,
+            provider_options=provider_options,
+            model_settings=model_settings,
+            memory=memory,
+            approvals=approvals,
         )
-        self.max_retries = check_optional_int("max_retries", max_retries, minimum=0)
-        self.max_steps = check_int("max_steps", max_steps, minimum=1)
-        normalize_tool_choice(tool_choice)
-        self.tool_choice = tool_choice
-        self.provider_options = check_mapping("provider_options", provider_options)
-        self.model_settings = check_mapping("model_settings", model_settings)
-        if memory is not None and not isinstance(memory, AgentMemory):
-            raise wrong(
-                "memory", memory, "a memory with input_processors(), output_processors(), commit()"
-            )
-        self.memory = memory
-        self.approvals = check_approvals(approvals)
-        for lane in LANES:
-            _place(getattr(self, f"{lane}_processors"))
+        """The checked options the engine runs (``procession._engine.AgentSpec``)."""
+        place_lanes(self.spec)
+
+    id: _Option[str] = _Option()
+    """Unique identifier."""
+    name: _Option[str] = _Option()
+    """Display name (``id`` unless given)."""
+    description: _Option[str | None] = _Option()
+    """What the agent does."""
+    instructions: _Option[Instructions] = _Option()
+    """The system prompt (a string, a list of strings or a function of the request context)."""
+    model: _Option[LanguageModel | str | None] = _Option()
+    """The model object or ``"provider/model"`` id; ``None``: the embedded default."""
+    tools: _Option[dict[str, Tool]] = _Option()
+    """The tools, by name."""
+    input_processors: _Option[InputLane] = _Option()
+    """The input lane: processors (a tuple) or a factory of the request context (D20)."""
+    output_processors: _Option[OutputLane] = _Option()
+    """The output lane: processors (a tuple) or a factory of the request context (D20)."""
+    error_processors: _Option[ErrorLane] = _Option()
+    """The error lane: processors (a tuple) or a factory of the request context (D20)."""
+    max_processor_retries: _Option[int | None] = _Option()
+    """How many times processors may ask for a retry (D4)."""
+    max_retries: _Option[int | None] = _Option()
+    """Retries of transient model errors (D14); ``None``: the model layer's default, 2."""
+    max_steps: _Option[int] = _Option()
+    """The maximum number of steps per run."""
+    tool_choice: _Option[Any] = _Option()
+    """``"auto"``, ``"none"``, ``"required"`` or a tool name."""
+    provider_options: _Option[dict[str, Any]] = _Option()
+    """Provider-specific options for every call."""
+    model_settings: _Option[dict[str, Any]] = _Option()
+    """Call settings (temperature, max_output_tokens, ...)."""
+    memory: _Option[AgentMemory | None] = _Option()
+    """The memory whose processors join the lanes and which stores each completed run."""
+    approvals: _Option[ApprovalBroker | None] = _Option()
+    """Where calls of tools that require approval wait for a decision."""
 
     def __repr__(self) -> str:
         return f"<Agent id={self.id!r}>"
@@ -300,22 +336,16 @@ class Agent:
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
         (D31). ``inspect=True`` also sends transient ``data-procession-hook`` chunks saying
-        what each processor did (Studio's view, ``procession._inspect``). A ``journal`` makes
+        what each processor did (Studio's view, ``procession._engine.notes``). A ``journal`` makes
         the run durable (``procession.journal``): with the same
         ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
         (D35).
         """
         options = dict(locals())
         del options["self"], options["messages"]
-        call = check_call(self, messages, options)
-        state = RunState(
-            run_id=call.run_id or new_id("run"),
-            agent_id=self.id,
-            request_context=call.request_context,
-            signal=call.abort_signal,
-            hold=call.release == "step",
-        )
-        return AgentStream(state, run(self, call, state))
+        call = _expand_shortcuts(check_call(messages, options))
+        state, chunks = start_run(self.spec, call)
+        return AgentStream(state, chunks)
 
     async def generate(self, messages: Any, **options: Any) -> AgentResult:
         """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12) and on the
@@ -340,3 +370,18 @@ class Agent:
             return asyncio.run(self.generate(messages, **options))
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self.generate(messages, **options)).result()
+
+
+def _expand_shortcuts(call: CallOptions) -> CallOptions:
+    """``structured_output={"schema": ..., "model": ...}``: a ``StructuredOutputProcessor``
+    last in the output lane structures the answer with that model (Mastra's
+    ``structuredOutput.model``); the agent's own model is not asked for JSON."""
+    structured = call.structured_output
+    if isinstance(structured, Mapping) and "model" in structured:
+        from procession.processors.builtin.structured_output import StructuredOutputProcessor
+
+        values = check_structured_shortcut(structured)
+        processor = StructuredOutputProcessor(values.pop("schema"), values.pop("model"), **values)
+        call.output_last = (*call.output_last, processor)
+        call.structured_output = None
+    return call

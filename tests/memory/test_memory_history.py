@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from procession import Agent, Chunk, ConfigurationError, Message, tool
+from procession._engine.stages.persist import run_messages
 from procession.errors import ThreadOwnershipError
 from procession.memory import Memory, SQLiteStorage, Storage
 from procession.memory.processors import messages_to_store
 from procession.messages.message import MessageContent
 from procession.messages.message_list import MessageList
 from procession.messages.parts import StepStartPart, TextPart, ToolInvocation, ToolInvocationPart
-from procession.stages.persist import run_messages
 from procession.testing import RecordingProcessor, Reply, ScriptedModel, ToolCallScript
 
 

@@ -12,8 +12,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from procession import Agent, Chunk, tool
-from procession._tracing import use_tracer_provider
 from procession.testing import Reply, ScriptedModel, ToolCallScript
+from procession.tracing import use_tracer_provider
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ See ``docs/scaling.md``.
 
 from procession.durable.approvals import DBOSApprovals
 from procession.durable.checkpoints import CheckpointConflict, Checkpoints, RunCheckpoints
-from procession.durable.journal import DBOSJournal, check_states, stored_states
+from procession.durable.dbos_journal import DBOSJournal, check_states, stored_states
 from procession.durable.runs import (
     QUEUE,
     WORKFLOW,

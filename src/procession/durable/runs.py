@@ -32,7 +32,7 @@ from procession.agent import Agent
 from procession.chunks import Chunk
 from procession.durable.approvals import DBOSApprovals
 from procession.durable.checkpoints import Checkpoints, Sealer
-from procession.durable.journal import DBOSJournal
+from procession.durable.dbos_journal import DBOSJournal
 from procession.errors import ConfigurationError, ThreadBusyError
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, advisory_key
 from procession.results import AgentResult

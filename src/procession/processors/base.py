@@ -18,7 +18,7 @@ import inspect
 import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias, runtime_checkable
 
 from typing_extensions import TypeVar
 
@@ -138,19 +138,39 @@ def implemented_hooks(processor: object) -> tuple[str, ...]:
     return tuple(name for name in HOOKS if callable(getattr(processor, name, None)))
 
 
-class _HasId(Protocol):
+@runtime_checkable
+class InputProcessor(Protocol):
+    """A processor of the input lane: it implements at least one of ``process_input``,
+    ``process_input_step``, ``process_llm_request`` or ``process_llm_response`` (checked when
+    an agent is built, D25; any subset, so the type names only the ``id``)."""
+
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The processor's id."""
+        ...
 
 
-InputProcessor: TypeAlias = _HasId
-"""A processor implementing at least one of ``process_input``, ``process_input_step``,
-``process_llm_request`` or ``process_llm_response`` (checked when an agent is built, D25)."""
-OutputProcessor: TypeAlias = _HasId
-"""A processor implementing at least one of ``process_output_stream``,
-``process_output_step``, ``process_tool_result`` or ``process_output_result`` (D25)."""
-ErrorProcessor: TypeAlias = _HasId
-"""A processor implementing ``process_api_error`` (D25)."""
+@runtime_checkable
+class OutputProcessor(Protocol):
+    """A processor of the output lane: it implements at least one of
+    ``process_output_stream``, ``process_output_step``, ``process_tool_result`` or
+    ``process_output_result`` (D25)."""
+
+    @property
+    def id(self) -> str:
+        """The processor's id."""
+        ...
+
+
+@runtime_checkable
+class ErrorProcessor(Protocol):
+    """A processor of the error lane: it implements ``process_api_error`` (D25)."""
+
+    @property
+    def id(self) -> str:
+        """The processor's id."""
+        ...
+
 
 AbortFunction: TypeAlias = Abort
 """The old name of :class:`~procession.processors.protocols.Abort`."""

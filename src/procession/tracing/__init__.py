@@ -26,9 +26,9 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from procession._tracing import capture_content, capturing_content, use_tracer_provider
 from procession.errors import ConfigurationError
 from procession.tracing import attributes
+from procession.tracing._spans import capture_content, capturing_content, use_tracer_provider
 from procession.tracing.records import (
     HookCall,
     RunSummary,

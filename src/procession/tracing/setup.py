@@ -220,7 +220,7 @@ def configure_tracing(
             " allows one per process); pass set_global=False, or add the exporter to that"
             " provider with provider.add_span_processor(BatchSpanProcessor(exporter))"
         )
-    from procession._tracing import capture_content as capture
+    from procession.tracing._spans import capture_content as capture
 
     if capture_content is not None:
         capture(capture_content)

@@ -44,9 +44,11 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, NoReturn, TypeAlias, TypeVar
 
+from procession._engine import AgentSpec, check_spec, place_lanes, stream_run
 from procession.chunks import Usage
 from procession.context import ContextKey, RequestContext, TracingContext
 from procession.errors import ProcessionError, StructuredOutputError
@@ -66,7 +68,6 @@ from procession.signals import AbortSignal
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-    from procession.agent import Agent
 
 __all__ = [
     "ERROR_STRATEGIES",
@@ -176,7 +177,7 @@ class Judge:
     """
 
     __slots__ = (
-        "_agent",
+        "_spec",
         "error_strategy",
         "input_processors",
         "instructions",
@@ -218,7 +219,7 @@ class Judge:
         if isinstance(input_processors, str | bytes) or not isinstance(input_processors, Sequence):
             raise option_error(owner, "input_processors", input_processors, "a list of processors")
         self.input_processors = list(input_processors)
-        self._agent: Agent | None = None
+        self._spec: AgentSpec | None = None
 
     def __repr__(self) -> str:
         return f"Judge({self.model!r}, processor_id={self.processor_id!r})"
@@ -312,10 +313,11 @@ class Judge:
         mark: InternalRun,
         abort_signal: AbortSignal | None,
     ) -> tuple[str, Usage]:
-        agent = self._agent or self._build_agent()
+        spec = self._spec or self._build_spec()
         context = RequestContext()
         context.set(INTERNAL_RUN, mark)
-        stream = agent.stream(
+        state, chunks = stream_run(
+            spec,
             prompt,
             structured_output=_adapter(schema).json_schema(),
             request_context=context,
@@ -323,10 +325,11 @@ class Judge:
         )
         pieces: list[str] = []
         try:
-            async for chunk in stream:
-                if chunk.type == "text-delta":
-                    pieces.append(chunk.payload.get("text", ""))
-            result = await stream.result()
+            async with aclosing(chunks):
+                async for chunk in chunks:
+                    if chunk.type == "text-delta":
+                        pieces.append(chunk.payload.get("text", ""))
+            result = state.result
         except Exception as error:  # a model adapter's own failure: the judge failed
             raise JudgeError(self.processor_id, f"the model call raised {error!r}") from error
         text = "".join(pieces)
@@ -338,10 +341,10 @@ class Judge:
             raise JudgeError(self.processor_id, "the call was aborted", text)
         return text, result.usage
 
-    def _build_agent(self) -> Agent:
-        from procession.agent import Agent
-
-        self._agent = Agent(
+    def _build_spec(self) -> AgentSpec:
+        """The judge's sub-run: one step, no retries, no tools, started with the
+        engine's entry point (not an ``Agent``)."""
+        spec = self._spec = check_spec(
             id=f"{self.processor_id}-judge",
             instructions=self.instructions,
             model=self.model,
@@ -356,7 +359,8 @@ class Judge:
             provider_options=dict(self.provider_options),
             input_processors=self.input_processors or None,
         )
-        return self._agent
+        place_lanes(spec)
+        return spec
 
 
 def check_error_strategy(owner: str, value: object) -> ErrorStrategy:

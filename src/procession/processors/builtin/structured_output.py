@@ -26,8 +26,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal
 
+from procession._engine import AgentSpec, check_spec, place_lanes, stream_run
 from procession.chunks import Chunk
 from procession.context import RequestContext, TracingContext
 from procession.errors import StructuredOutputError
@@ -43,7 +45,6 @@ from procession.processors.builtin.options import (
 from procession.structured import StructuredOutput, structured_output_spec
 
 if TYPE_CHECKING:
-    from procession.agent import Agent
     from procession.models.base import LanguageModel
 
 __all__ = ["DEFAULT_STRUCTURING_INSTRUCTIONS", "StructuredOutputProcessor"]
@@ -102,7 +103,7 @@ class StructuredOutputProcessor(Processor):
         self.fallback_value = fallback_value
         self.provider_options = dict(provider_options or {})
         self.model_settings = {"temperature": 0.0, **dict(model_settings or {})}
-        self._agent: Agent | None = None
+        self._spec: AgentSpec | None = None
 
     def process_output_stream(
         self,
@@ -174,17 +175,19 @@ class StructuredOutputProcessor(Processor):
 
     async def structure(self, text: str, *, parent_run_id: str | None = None) -> Any:
         """Run the structuring model over ``text``; the validated value, or an exception."""
-        agent = self._agent or self._build_agent()
+        spec = self._spec or self._build_spec()
         context = RequestContext()
         context.set(INTERNAL_RUN, InternalRun("structured-output", self.id, "structuring",
                                               parent_run_id))  # fmt: skip
-        stream = agent.stream(
+        state, chunks = stream_run(
+            spec,
             f"<answer>\n{text}\n</answer>",
             structured_output=self.spec,
             request_context=context,
         )
-        pieces = [c.payload.get("text", "") async for c in stream if c.type == "text-delta"]
-        result = await stream.result()
+        async with aclosing(chunks):
+            pieces = [c.payload.get("text", "") async for c in chunks if c.type == "text-delta"]
+        result = state.result
         if result.error is None and result.tripwire is None and result.object is not None:
             return result.object
         if result.error is not None and not isinstance(result.error, StructuredOutputError):
@@ -195,10 +198,10 @@ class StructuredOutputProcessor(Processor):
             raise StructuredOutputError(f"the structuring model's answer: {error}") from None
         return self.spec.validate(json.dumps(repaired))
 
-    def _build_agent(self) -> Agent:
-        from procession.agent import Agent
-
-        self._agent = Agent(
+    def _build_spec(self) -> AgentSpec:
+        """The structuring model's sub-run: one step, no retries, no tools, started with the
+        engine's entry point (not an ``Agent``)."""
+        spec = self._spec = check_spec(
             id=f"{self.id}-model",
             instructions=self.instructions,
             model=self.model,
@@ -208,7 +211,8 @@ class StructuredOutputProcessor(Processor):
             model_settings=self.model_settings,
             provider_options=self.provider_options,
         )
-        return self._agent
+        place_lanes(spec)
+        return spec
 
 
 def _jsonable(value: Any) -> Any:

@@ -30,10 +30,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from opentelemetry.trace import Span, Tracer
 
-    from procession._runner import Hook, StreamHook
-    from procession._state import Attempt, RunState
+    from procession._engine.observers import HookEnded
+    from procession._engine.runner import Hook, StreamHook
+    from procession._engine.state import Attempt, RunState
     from procession.chunks import Chunk
     from procession.results import StepResult, ToolCallInfo
 
@@ -147,7 +150,8 @@ class HookCounts:
 
 
 class RunTrace:
-    """The spans of one run. The loop calls it at each stage when tracing is on."""
+    """The spans of one run: a run observer (``procession._engine.observers.RunObserver``),
+    wired when the run starts if a tracer provider is configured."""
 
     __slots__ = (
         "_context",
@@ -156,7 +160,7 @@ class RunTrace:
         "run",
         "state",
         "step",
-        "step_started",
+        "step_start_ns",
         "stream_hooks",
         "tracer",
     )
@@ -186,7 +190,7 @@ class RunTrace:
         self.run: Span = tracer.start_span(f"invoke_agent {state.agent_id}", attributes=attributes)
         self.step: Span | None = None
         self.model: Span | None = None
-        self.step_started = 0
+        self.step_start_ns = 0
         self.counts: dict[int, HookCounts] = {}
         self.stream_hooks: list[StreamHook] = []
         state.tracing.span = self.run
@@ -200,9 +204,9 @@ class RunTrace:
 
     # -- steps ---------------------------------------------------------------------------------
 
-    def begin_step(self, attempt: Attempt, retries: int) -> None:
+    def step_started(self, attempt: Attempt, retries: int) -> None:
         """A step's attempt starts (retried attempts get their own span)."""
-        self.step_started = started = time.time_ns()
+        self.step_start_ns = started = time.time_ns()
         self.step = self.tracer.start_span(
             f"step {attempt.step_number}",
             self._context(self.run),
@@ -214,13 +218,13 @@ class RunTrace:
         )
         self.state.tracing.span = self.step
 
-    def end_step(self, outcome: str, result: StepResult | None) -> None:
+    def step_ended(self, name: str, result: StepResult | None) -> None:
         """The attempt ended: accepted, or how it was stopped."""
         step = self.step
         if step is None:
             return
         self._stream_spans(step)
-        step.set_attribute("procession.step.outcome", outcome)
+        step.set_attribute("procession.step.outcome", name)
         if result is not None:
             step.set_attribute("procession.step.finish_reason", result.finish_reason)
         step.end()
@@ -229,27 +233,28 @@ class RunTrace:
 
     # -- hooks ---------------------------------------------------------------------------------
 
-    def begin_hook(self, hook: Hook) -> Span:
+    def hook_started(self, hook: Hook) -> Span:
         """A (non-stream) hook is called: its span, current for ``tracing_context``."""
         span = self._child(f"{hook.name} {hook.processor_id}", _hook_attributes(hook))
         self.state.tracing.span = span
         return span
 
-    def end_hook(
-        self, span: Span, outcome: str, data_chunks: int, error: str | None, *, kind: str = ""
-    ) -> None:
-        """The hook returned (``kept``, ``replaced``), stopped the run, or failed (``error``:
-        its message, content; ``kind``: its type)."""
-        span.set_attribute("procession.hook.outcome", outcome)
-        span.set_attribute("procession.hook.data_chunks", data_chunks)
+    def hook_ended(self, hook: Hook, span: Span, ended: HookEnded) -> None:
+        """The hook returned (``kept``, ``replaced``), stopped the run (with the tripwire's
+        event on its span), or failed (the error's type; its message only as content)."""
+        if ended.tripwire is not None:
+            span.add_event("procession.tripwire", _event(ended.tripwire))
+        span.set_attribute("procession.hook.outcome", ended.outcome)
+        span.set_attribute("procession.hook.data_chunks", ended.data_chunks)
+        error = ended.error
         if error is not None:
-            _fail(span, kind or "ProcessorError", error)
+            _fail(span, type(error).__name__ or "ProcessorError", str(error))
         span.end()
         self.state.tracing.span = self.step if self.step is not None else self.run
 
-    def watch(self, hooks: list[StreamHook]) -> None:
+    def watch(self, hooks: Sequence[StreamHook]) -> None:
         """Count what the run's stream hooks do, for their per-step spans."""
-        self.stream_hooks = hooks
+        self.stream_hooks = list(hooks)
         for hook in hooks:
             hook.wrap(self.count_stream)
 
@@ -299,14 +304,14 @@ class RunTrace:
                 f"process_output_stream {hook.processor_id}",
                 self._context(step),
                 attributes=attributes,
-                start_time=self.step_started,
+                start_time=self.step_start_ns,
             )
             span.end()
             counts.reset()
 
     # -- model and tools -----------------------------------------------------------------------
 
-    def begin_model(self, attempt: Attempt) -> None:
+    def model_started(self, attempt: Attempt) -> None:
         """The model call starts (or a cached response is replayed, D7)."""
         from opentelemetry.trace import SpanKind
 
@@ -322,7 +327,7 @@ class RunTrace:
             SpanKind.CLIENT,
         )
 
-    def end_model(self, result: StepResult | None, error: BaseException | None) -> None:
+    def model_ended(self, result: StepResult | None, error: BaseException | None) -> None:
         """The model's stream ended (with the step's result), or the call failed."""
         span = self.model
         if span is None:
@@ -344,7 +349,7 @@ class RunTrace:
         span.end()
         self.model = None
 
-    def begin_tool(self, call: ToolCallInfo) -> Span:
+    def tool_started(self, call: ToolCallInfo) -> Span:
         """A tool starts running."""
         return self._child(
             f"execute_tool {call.tool_name}",
@@ -358,33 +363,29 @@ class RunTrace:
 
     # -- events and the end --------------------------------------------------------------------
 
-    def tripwire(self, payload: dict[str, Any]) -> None:
-        """A processor blocked the run (D12): an event on the run's span."""
-        self.run.add_event("procession.tripwire", _event(payload))
-
-    def tripwire_on(self, span: Span, payload: dict[str, Any]) -> None:
-        """The hook whose abort blocked the run: the same event on its own span."""
-        span.add_event("procession.tripwire", _event(payload))
-
-    def retry(self, reason: str, processor_id: str | None) -> None:
+    def retried(self, reason: str, processor_id: str | None) -> None:
         """The step will be retried (D1): an event on the step's span."""
         target = self.step if self.step is not None else self.run
         target.add_event("procession.retry", {"reason": reason, "processor_id": processor_id or ""})
 
-    def end(self, outcome: str, error: BaseException | None) -> None:
-        """The run ended."""
+    def run_ended(self, name: str, error: BaseException | None, tripwire: Any) -> None:
+        """The run ended; a processor that blocked it (D12) is an event on the run's span."""
+        if tripwire is not None:
+            self.run.add_event("procession.tripwire", _event(tripwire))
         if self.step is not None:
-            self.end_step(outcome, None)
+            self.step_ended(name, None)
         if self.model is not None:
-            self.end_model(None, error)
-        self.run.set_attribute("procession.run.outcome", outcome)
+            self.model_ended(None, error)
+        self.run.set_attribute("procession.run.outcome", name)
         if error is not None:
             _fail(self.run, type(error).__name__, str(error))
         self.run.end()
 
-    def tool_failed(self, span: Span, text: Any) -> None:
-        """A tool raised (``text``: its error text, content)."""
-        _fail(span, "tool_error", str(text))
+    def tool_ended(self, span: Span, failure: Any) -> None:
+        """The tool returned, or raised (``failure``: its error text, content)."""
+        if failure is not None:
+            _fail(span, "tool_error", str(failure))
+        span.end()
 
 
 def _stream_outcome(counts: HookCounts) -> str:

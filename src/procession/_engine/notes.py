@@ -8,30 +8,78 @@ processed chunks, so with ``inspect=True`` the run also sends a transient
 - any other hook returned, with what it did (``kept``, ``replaced``, ``retry``, ``tripwire``)
   and how long it took.
 
-Retries and tripwires themselves are already in the stream (D2, D12). Without ``inspect`` none
-of this runs: the stream hooks' bound callers are wrapped only when asked.
+Retries and tripwires themselves are already in the stream (D2, D12). :class:`StudioNotes` is a
+run observer (``procession._engine.observers``) wired only with ``inspect``: without it none of
+this runs, and the stream hooks' bound callers are not wrapped.
 """
 
 from __future__ import annotations
 
 import inspect as _inspect_module
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from procession.chunks import Chunk
 
 if TYPE_CHECKING:
-    from procession._runner import Hook, StreamHook
-    from procession._state import RunState
+    from procession._engine.observers import HookEnded
+    from procession._engine.runner import Hook, StreamHook
+    from procession._engine.state import Attempt, RunState
+    from procession.results import StepResult, ToolCallInfo
 
-__all__ = ["HOOK_NOTE", "hook_note", "watch_stream_hooks"]
+__all__ = ["HOOK_NOTE", "StudioNotes", "hook_note", "watch_stream_hooks"]
 
 HOOK_NOTE = "data-procession-hook"
 """The type of the transient chunks that say what a processor did."""
 
 
-def watch_stream_hooks(state: RunState, hooks: list[StreamHook]) -> None:
+class StudioNotes:
+    """The run observer that sends Studio's notes (``stream(inspect=True)``)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+
+    def watch(self, hooks: Sequence[StreamHook]) -> None:
+        """Note each chunk a stream hook changes."""
+        watch_stream_hooks(self.state, hooks)
+
+    def hook_started(self, hook: Hook) -> float:
+        """When the hook was called."""
+        return time.perf_counter()
+
+    def hook_ended(self, hook: Hook, token: float, ended: HookEnded) -> None:
+        """What the hook did and how long it took."""
+        hook_note(self.state, hook, ended.outcome, token)
+
+    def step_started(self, attempt: Attempt, retries: int) -> None:
+        """Not noted (the stream shows steps)."""
+
+    def step_ended(self, name: str, result: StepResult | None) -> None:
+        """Not noted (the stream shows steps)."""
+
+    def model_started(self, attempt: Attempt) -> None:
+        """Not noted."""
+
+    def model_ended(self, result: StepResult | None, error: BaseException | None) -> None:
+        """Not noted."""
+
+    def tool_started(self, call: ToolCallInfo) -> None:
+        """Not noted (the stream shows tool calls)."""
+
+    def tool_ended(self, token: object, failure: object) -> None:
+        """Not noted."""
+
+    def retried(self, reason: str, processor_id: str | None) -> None:
+        """Not noted (the retry marker is in the stream, D2)."""
+
+    def run_ended(self, name: str, error: BaseException | None, tripwire: object) -> None:
+        """Not noted (the final chunk says it)."""
+
+
+def watch_stream_hooks(state: RunState, hooks: Sequence[StreamHook]) -> None:
     """Report what each stream hook does to each chunk it changes."""
     for hook in hooks:
         hook.wrap(lambda watched, call: _watched(state, watched, call))

@@ -14,9 +14,11 @@ from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from procession._outcomes import Stop
-from procession._runner import HookRunner
-from procession._state import Attempt, RunState, Wake
+from procession._engine.outcomes import Stop
+from procession._engine.runner import HookRunner
+from procession._engine.stages import output
+from procession._engine.stages.results import apply_messages
+from procession._engine.state import Attempt, RunState, Wake
 from procession.approvals import ApprovalRequest
 from procession.chunks import Chunk
 from procession.errors import ConfigurationError
@@ -24,8 +26,6 @@ from procession.journal import ToolOutcome
 from procession.messages.parts import ToolInvocationPart
 from procession.models._abort import cancel_on_abort
 from procession.results import StepResult, ToolCallInfo, ToolResultInfo
-from procession.stages import output
-from procession.stages.results import apply_messages
 from procession.tools._tool import Tool, ToolContext, ToolWriter
 
 __all__ = ["provider_tool_result", "run_tools"]
@@ -243,7 +243,8 @@ async def _run_one(
         run_id=state.run_id,
     )
     args = attempt.builder.execution_args.get(call.tool_call_id, call.args)
-    span = state.trace.begin_tool(call) if state.trace is not None else None
+    observer = state.observer
+    token = observer.tool_started(call) if observer is not None else None
     journal = runner.config.journal
     try:
         if journal is None:
@@ -251,11 +252,10 @@ async def _run_one(
         else:  # a durable run: a checkpointed call is not made again
             key = f"{state.run_id}:tool:{attempt.step_number}:{attempt.retries}:{call.tool_call_id}"
             outcomes[index] = await journal.tool_call(key, lambda: _execute(tool, args, context))
-        if span is not None and not outcomes[index][0] and state.trace is not None:
-            state.trace.tool_failed(span, outcomes[index][1])
     finally:
-        if span is not None:
-            span.end()
+        if observer is not None:
+            done = outcomes[index]
+            observer.tool_ended(token, None if done[0] else done[1])
 
 
 async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, Any]:

@@ -21,6 +21,15 @@ from procession._checks import (
     check_type,
     wrong,
 )
+from procession._engine.spec import (
+    AgentSpec,
+    LaneSpec,
+    check_approvals,
+    check_instructions,
+    check_lane,
+    check_lane_spec,
+    factory_call,
+)
 from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError, ModelSetupError
@@ -29,36 +38,60 @@ from procession.messages.message import SystemMessage
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
 from procession.models.registry import resolve_model
-from procession.processors.base import LANE_HOOKS
+from procession.processors.base import ErrorProcessor, InputProcessor, OutputProcessor
 from procession.signals import AbortSignal
 from procession.tools._tool import Tool, toolset
 
 if TYPE_CHECKING:
-    from procession.agent import Agent
     from procession.memory.base import AgentMemory
 
 __all__ = [
+    "CALL_DEFAULTS",
     "CallOptions",
     "LANES",
-    "LaneSpec",
     "Release",
     "RunConfig",
     "StepConfig",
-    "check_approvals",
+    "UNSET",
     "check_call",
-    "check_instructions",
-    "check_lane",
-    "check_lane_spec",
+    "check_release",
     "resolve_run",
     "seed_messages",
 ]
 
 Release = Literal["live", "step"]
-LaneSpec = Sequence[Any] | Callable[..., Any] | None
-"""A list of processors, or a factory of the request context returning one (sync or async)."""
 LANES = ("input", "output", "error")
 UNSET: Any = object()
 """A call option that was not given (``None`` can be a real value for some)."""
+CALL_DEFAULTS: dict[str, Any] = {
+    "input_processors": UNSET,
+    "output_processors": UNSET,
+    "error_processors": UNSET,
+    "max_processor_retries": UNSET,
+    "max_retries": None,
+    "max_steps": None,
+    "model": None,
+    "tools": None,
+    "tool_choice": None,
+    "active_tools": None,
+    "provider_options": None,
+    "model_settings": None,
+    "instructions": None,
+    "system": None,
+    "context": None,
+    "request_context": None,
+    "abort_signal": None,
+    "prepare_step": None,
+    "structured_output": None,
+    "thread_id": None,
+    "resource_id": None,
+    "run_id": None,
+    "release": "live",
+    "journal": None,
+    "approvals": None,
+    "inspect": False,
+}
+"""Each call option's value when it is not given (``Agent.stream``'s defaults)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -88,6 +121,9 @@ class CallOptions:
     journal: Journal | None = None
     approvals: ApprovalBroker | None = None
     inspect: bool = False
+    output_last: tuple[Any, ...] = ()
+    """Processors placed last in the output lane, after memory's (a shortcut's expansion:
+    ``structured_output={"schema", "model"}`` is one, expanded by ``Agent``)."""
 
 
 @dataclass(slots=True, kw_only=True)
@@ -106,9 +142,9 @@ class RunConfig:
     max_processor_retries: int | None = None
     max_retries: int | None = None
     """Retries of transient model errors (D14); ``None`` means the model layer's default, 2."""
-    input_processors: list[Any] = field(default_factory=list)
-    output_processors: list[Any] = field(default_factory=list)
-    error_processors: list[Any] = field(default_factory=list)
+    input_processors: list[InputProcessor] = field(default_factory=list)
+    output_processors: list[OutputProcessor] = field(default_factory=list)
+    error_processors: list[ErrorProcessor] = field(default_factory=list)
     prepare_step: Callable[..., Any] | None = None
     memory: AgentMemory | None = None
     release: Release = "live"
@@ -151,45 +187,6 @@ class StepConfig:
 # -- checks made when the call is made (D35) ----------------------------------------------------
 
 
-def check_lane(lane: str, processors: object) -> list[Any]:
-    """Validate one lane's processors; a processor with none of the lane's hooks is an error."""
-    if not isinstance(processors, list | tuple):
-        raise wrong(f"{lane}_processors", processors, "a list of processors or a factory")
-    hooks = LANE_HOOKS[lane]
-    for index, processor in enumerate(processors):
-        processor_id = getattr(processor, "id", None)
-        if not isinstance(processor_id, str) or not processor_id:
-            raise ConfigurationError(
-                f"{lane}_processors[{index}]: a processor needs a non-empty string id "
-                f"(got {processor!r})"
-            )
-        if not any(callable(getattr(processor, hook, None)) for hook in hooks):
-            raise ConfigurationError(
-                f"{lane}_processors[{index}]: processor {processor_id!r} implements none of the "
-                f"{lane} lane's hooks ({', '.join(hooks)})"
-            )
-    return list(processors)
-
-
-def check_lane_spec(lane: str, spec: object) -> LaneSpec:
-    """A lane as given: ``None``, a list (checked now, D25) or a factory (checked when called)."""
-    if spec is None:
-        return None
-    if callable(spec) and not isinstance(spec, list | tuple):
-        _factory_call(lane, spec)  # a factory it cannot call is an error now
-        return spec
-    return check_lane(lane, spec)
-
-
-def check_instructions(name: str, value: object) -> Any:
-    """A string, a list of strings, or a function of the request context returning either."""
-    if value is None or isinstance(value, str) or callable(value):
-        return value
-    if isinstance(value, Sequence) and all(isinstance(item, str) for item in value):
-        return list(value)
-    raise wrong(name, value, "a string, a list of strings or a function of the request context")
-
-
 def check_release(release: Any) -> Release:
     """``release`` is ``"live"`` or ``"step"`` (D31, D35)."""
     if release not in ("live", "step"):
@@ -197,7 +194,7 @@ def check_release(release: Any) -> Release:
     return release  # type: ignore[no-any-return]
 
 
-def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallOptions:
+def check_call(messages: Any, options: Mapping[str, Any]) -> CallOptions:
     """Check one call's options (D35); raises ``ConfigurationError`` naming the bad one."""
     release = check_release(options["release"])
     retries = options["max_processor_retries"]
@@ -233,12 +230,6 @@ def check_call(agent: Agent, messages: Any, options: Mapping[str, Any]) -> CallO
         approvals=check_approvals(options.get("approvals")),
         inspect=check_flag("inspect", options.get("inspect", False)),
     )
-
-
-def check_approvals(value: object) -> ApprovalBroker | None:
-    if value is not None and not isinstance(value, ApprovalBroker):
-        raise wrong("approvals", value, "an approval broker (decide(request) -> Decision)")
-    return value
 
 
 def _check_journal(value: object) -> Journal | None:
@@ -288,22 +279,20 @@ def _request_context(options: Mapping[str, Any]) -> RequestContext:
 # -- resolution when the stream starts -----------------------------------------------------------
 
 
-async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
+async def resolve_run(agent: AgentSpec, call: CallOptions) -> RunConfig:
     """The run's configuration: lanes (factories called, memory around them), model, options."""
     context = call.request_context
     lanes: dict[str, list[Any]] = {}
     for lane in LANES:
         spec = call.lanes[lane]
-        spec = getattr(agent, f"{lane}_processors") if spec is UNSET else spec
+        spec = agent.lane(lane) if spec is UNSET else spec
         lanes[lane] = await _resolve_lane(lane, spec, context)
     memory = agent.memory
     if memory is not None:
         lanes["input"] = _around(memory.input_processors(context), lanes["input"], first=True)
         lanes["output"] = _around(memory.output_processors(context), lanes["output"], first=False)
-    structured = call.structured_output
-    if structured is not None and isinstance(structured, Mapping) and "model" in structured:
-        lanes["output"] = [*lanes["output"], _structuring(structured)]
-        structured = None
+    if call.output_last:
+        lanes["output"] = [*lanes["output"], *call.output_last]
     retries = call.max_processor_retries
     return RunConfig(
         agent_id=agent.id,
@@ -313,7 +302,7 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         active_tools=call.active_tools,
         provider_options=_first(call.provider_options, agent.provider_options),
         model_settings=_first(call.model_settings, agent.model_settings),
-        structured_output=structured,
+        structured_output=call.structured_output,
         max_steps=call.max_steps if call.max_steps is not None else agent.max_steps,
         max_processor_retries=agent.max_processor_retries if retries is UNSET else retries,
         max_retries=call.max_retries if call.max_retries is not None else agent.max_retries,
@@ -326,18 +315,6 @@ async def resolve_run(agent: Agent, call: CallOptions) -> RunConfig:
         journal=call.journal,
         approvals=call.approvals if call.approvals is not None else agent.approvals,
     )
-
-
-def _structuring(options: Mapping[str, Any]) -> Any:
-    """``structured_output={"schema": ..., "model": ...}``: a ``StructuredOutputProcessor``
-    last in the output lane structures the answer with that model (Mastra's
-    ``structuredOutput.model``); the agent's own model is not asked for JSON."""
-    from procession.processors.builtin.structured_output import StructuredOutputProcessor
-
-    values = dict(options)
-    if "schema" not in values:
-        raise wrong("structured_output", options, "a 'schema' beside its 'model'")
-    return StructuredOutputProcessor(values.pop("schema"), values.pop("model"), **values)
 
 
 def _first(given: dict[str, Any] | None, default: dict[str, Any]) -> dict[str, Any]:
@@ -363,37 +340,11 @@ async def _resolve_lane(lane: str, spec: LaneSpec, request_context: RequestConte
     if spec is None:
         return []
     if callable(spec) and not isinstance(spec, list | tuple):
-        value = _factory_call(lane, spec)(request_context)
+        value = factory_call(lane, spec)(request_context)
         if inspect.isawaitable(value):
             value = await value
         return check_lane(lane, value)
     return list(spec)
-
-
-def _factory_call(lane: str, factory: Callable[..., Any]) -> Callable[[RequestContext], Any]:
-    """How to call a lane factory: ``request_context`` positionally or as a keyword (D35)."""
-    try:
-        parameters = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):  # no signature to read (some builtins): positionally
-        return factory
-    kind = inspect.Parameter
-    required = [p for p in parameters if p.default is kind.empty and p.kind not in _VARIADIC]
-    kinds = {p.kind for p in parameters}
-    if len(required) <= 1:
-        if required and required[0].kind is kind.KEYWORD_ONLY:
-            if required[0].name == "request_context":
-                return lambda context: factory(request_context=context)
-        elif kinds & {kind.POSITIONAL_ONLY, kind.POSITIONAL_OR_KEYWORD, kind.VAR_POSITIONAL}:
-            return factory
-        elif kind.VAR_KEYWORD in kinds or "request_context" in {p.name for p in parameters}:
-            return lambda context: factory(request_context=context)
-    raise ConfigurationError(
-        f"{lane}_processors: a lane factory is called with the request context, positionally "
-        f"or as the keyword request_context; {factory!r} cannot be called that way"
-    )
-
-
-_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 def _around(memory: list[Any], configured: list[Any], *, first: bool) -> list[Any]:
@@ -404,7 +355,7 @@ def _around(memory: list[Any], configured: list[Any], *, first: bool) -> list[An
 
 
 async def seed_messages(
-    message_list: MessageList, agent: Agent, call: CallOptions, context: RequestContext
+    message_list: MessageList, agent: AgentSpec, call: CallOptions, context: RequestContext
 ) -> None:
     """The run's system messages (D17), context and input messages, in prompt order."""
     instructions = call.instructions if call.instructions is not None else agent.instructions

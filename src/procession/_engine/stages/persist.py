@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from procession._config import RunConfig
-from procession._state import RunState
+from procession._engine.config import RunConfig
+from procession._engine.state import RunState
 from procession.memory.base import Turn
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList

@@ -10,7 +10,7 @@
     process_output_result ─────────────────────────────────────────────── once
     persist (one transaction) ─ the final chunk
 
-Each stage (``procession.stages``) reports ``None`` or a stop (``procession._outcomes``); the
+Each stage (``stages``) reports ``None`` or a stop (``outcomes``); the
 step's outcome is settled in :func:`_settle`, the one place the loop matches on it. The model
 stream is read here, in the one generator the caller iterates, so a chunk crosses no other
 generator on its way out (the hot path, ``bench/``). ``generate()`` drains this (D18).
@@ -21,11 +21,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from procession._config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
-from procession._inspect import watch_stream_hooks
-from procession._outcomes import (
+from procession._engine.config import CallOptions, RunConfig, StepConfig, resolve_run, seed_messages
+from procession._engine.notes import StudioNotes
+from procession._engine.observers import compose
+from procession._engine.outcomes import (
     CONTINUE,
     FINISH,
     Aborted,
@@ -36,24 +37,23 @@ from procession._outcomes import (
     Outcome,
     Retry,
     Stop,
+    step_name,
 )
-from procession._runner import HookRunner, StreamHook
-from procession._state import Attempt, RunState
-from procession._step import MalformedChunkError
-from procession._tracing import RunTrace, start_run_trace
+from procession._engine.runner import HookRunner, StreamHook
+from procession._engine.spec import AgentSpec
+from procession._engine.stages import errors, input, model, output, persist, tools
+from procession._engine.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
+from procession._engine.state import Attempt, RunState
+from procession._engine.step import MalformedChunkError
 from procession.chunks import Chunk
 from procession.errors import ProcessorError
 from procession.messages._tracking import EDITS
-from procession.stages import errors, input, model, output, persist, tools
-from procession.stages.model import HIDDEN_FROM_CLIENT, SPECIAL
-
-if TYPE_CHECKING:
-    from procession.agent import Agent
+from procession.tracing._spans import start_run_trace
 
 __all__ = ["run"]
 
 
-async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
+async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGenerator[Chunk, None]:
     """The run's client-visible chunks; ``state.result`` is final once this ends."""
     state.running = True
     emitter = state.emitter
@@ -64,53 +64,53 @@ async def run(agent: Agent, call: CallOptions, state: RunState) -> AsyncGenerato
         outcome = await _begin(state, runner, agent, call, config)
         while isinstance(outcome, Continue | Retry):
             attempt = _attempt(state, config)
+            await _before_model(state, runner, attempt, config)  # may leave a stop in attempt
+            # -- the hot path: each model chunk through the output lane, into the step. The
+            # names are bound once per attempt; a chunk that a hook drops, expands or awaits
+            # anything unusual for, and the model's special chunks, go the slow way.
+            lane, hold, held = runner.stream, emitter.holding, emitter.held
+            add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
+            run_id, guard = state.run_id, attempt.guard
+            hook: StreamHook | None = None
+            out: Any = None
             try:  # the model stream is closed however the attempt ends (D32)
-                await _before_model(state, runner, attempt, config)
                 for chunk in emitter.drain():
                     yield chunk
-                # -- the hot path: each model chunk through the output lane, into the step
-                hooks, hold, held = runner.stream, emitter.holding, emitter.held
-                add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
-                run_id, guard = state.run_id, attempt.guard
-                hook: StreamHook | None = None
-                out: Any = None
-                try:
-                    while attempt.outcome is None:
+                while attempt.outcome is None:
+                    chunk = await attempt.read()  # type: ignore[misc]  # set by now
+                    chunk.run_id = run_id
+                    hook = out = None
+                    if chunk.type not in special:
+                        out = chunk
+                        for hook in lane:  # each hook a plain call, its arguments bound (D19)
+                            if hook.parts is not None:
+                                hook.parts.append(chunk)
+                            out = hook.call(chunk)
+                            if hook.is_async:  # interrupted by the abort signal (D32)
+                                out = await (out if guard is None else model.guarded(guard, out))
+                            if type(out) is not Chunk:
+                                break  # dropped, or more than a chunk: the slow way
+                            if out is not chunk:
+                                model.check_replacement(hook, out)
+                            chunk = out
+                    if type(out) is Chunk:  # it passed the whole lane
                         hook = None
-                        chunk = await attempt.read()  # type: ignore[misc]  # set by now
-                        chunk.run_id = run_id
-                        if chunk.type not in special:
-                            for hook in hooks:
-                                if hook.parts is not None:
-                                    hook.parts.append(chunk)
-                                out = hook.call(chunk)
-                                if hook.is_async:  # interrupted by the abort signal (D32)
-                                    out = await (
-                                        out if guard is None else model.guarded(guard, out)
-                                    )
-                                if type(out) is not Chunk:
-                                    break  # dropped, or more than a chunk: the slow way
-                                if out is not chunk:
-                                    model.check_replacement(hook, out)
-                                chunk = out
-                            else:
-                                hook = None
-                                if not (emitter.pending or emitter.ready):
-                                    add(chunk)
-                                    if chunk.type in hidden:
-                                        continue
-                                    if hold:
-                                        held.append(chunk)
-                                        continue
-                                    yield chunk
-                                    continue
-                        await model.slow_chunk(state, runner, attempt, chunk, hook, out)
-                        for item in emitter.drain():
-                            yield item
-                except StopAsyncIteration:
-                    pass
-                except BaseException as error:
-                    attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
+                        if not (emitter.pending or emitter.ready):  # nothing queued ahead (D9)
+                            add(chunk)
+                            if chunk.type in hidden:
+                                continue
+                            if hold:  # step mode: sent once the step is accepted (D31)
+                                held.append(chunk)
+                                continue
+                            yield chunk
+                            continue
+                    await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                    for item in emitter.drain():
+                        yield item
+            except StopAsyncIteration:  # the model's stream ended
+                pass
+            except BaseException as error:
+                attempt.outcome = await _stream_failed(state, runner, attempt, hook, error)
             finally:
                 await model.close_stream(attempt)
             async with aclosing(_after_model(state, runner, attempt, config)) as after:
@@ -143,26 +143,27 @@ async def _left(state: RunState, runner: HookRunner | None) -> None:
     _close(state, runner)
     if runner is not None:
         await persist.record_usage(state, runner.config)
-    if state.trace is not None:
-        state.trace.end("abort", None)
+    if state.observer is not None:
+        state.observer.run_ended(Aborted.name, None, None)
     state.closed()
 
 
-async def _start(agent: Agent, call: CallOptions, state: RunState) -> tuple[RunConfig, HookRunner]:
+async def _start(
+    agent: AgentSpec, call: CallOptions, state: RunState
+) -> tuple[RunConfig, HookRunner]:
     """The run's configuration, its bound hooks, and its trace when tracing is on."""
     config = await resolve_run(agent, call)
     runner = HookRunner(state, config)
-    trace = state.trace = start_run_trace(state, agent.name)
-    if trace is not None:
-        trace.watch(runner.stream)
-    if call.inspect:
-        state.inspect = True
-        watch_stream_hooks(state, runner.stream)
+    observer = state.observer = compose(  # wired once: the hot path asks nothing per chunk
+        (start_run_trace(state, agent.name), StudioNotes(state) if call.inspect else None)
+    )
+    if observer is not None:
+        observer.watch(runner.stream)
     return config, runner
 
 
 async def _begin(
-    state: RunState, runner: HookRunner, agent: Agent, call: CallOptions, config: RunConfig
+    state: RunState, runner: HookRunner, agent: AgentSpec, call: CallOptions, config: RunConfig
 ) -> Outcome:
     """Before the first hook: memory's checks, the run's messages, then ``process_input``;
     the ``start`` chunk waits for the client unless that stopped the run."""
@@ -190,8 +191,8 @@ def _attempt(state: RunState, config: RunConfig) -> Attempt:
         retries=state.processor_retries + state.api_retries,
         edits=EDITS.count,
     )
-    if state.trace is not None:
-        state.trace.begin_step(attempt, state.processor_retries)
+    if state.observer is not None:
+        state.observer.step_started(attempt, state.processor_retries)
     return attempt
 
 
@@ -199,15 +200,20 @@ async def _before_model(
     state: RunState, runner: HookRunner, attempt: Attempt, config: RunConfig
 ) -> None:
     """``process_input_step``, the prompt, ``process_llm_request``, then the model call and
-    the ``step-start``; a stop is left in ``attempt.outcome``."""
-    stop = await input.process_input_step(state, runner, attempt)
-    if stop is None:
-        stop = await input.process_llm_request(state, runner, attempt)
-    if stop is None:
-        failure = await model.start_model(state, runner, attempt, config.max_retries)
-        stop = await runner.emit(model.step_start(state, attempt))  # first, as in Mastra
-        if stop is None and failure is not None:
-            stop = await errors.model_failed(state, runner, attempt, failure)
+    the ``step-start``; a stop is left in ``attempt.outcome``. The model stream is closed if
+    this raises (D32)."""
+    try:
+        stop = await input.process_input_step(state, runner, attempt)
+        if stop is None:
+            stop = await input.process_llm_request(state, runner, attempt)
+        if stop is None:
+            failure = await model.start_model(state, runner, attempt, config.max_retries)
+            stop = await runner.emit(model.step_start(state, attempt))  # first, as in Mastra
+            if stop is None and failure is not None:
+                stop = await errors.model_failed(state, runner, attempt, failure)
+    except BaseException:
+        await model.close_stream(attempt)
+        raise
     attempt.outcome = stop
 
 
@@ -244,8 +250,8 @@ async def _after_model(
     if attempt.outcome is None:
         runner.check_stream_edits(attempt.edits)  # D30, once per step
         result = output.commit_step(state, attempt)
-        if state.trace is not None:
-            state.trace.end_model(result, None)
+        if state.observer is not None:
+            state.observer.model_ended(result, None)
         attempt.outcome = await model.process_llm_response(state, runner, attempt)
         if attempt.outcome is None:
             attempt.outcome = await output.process_output_step(state, runner, attempt)
@@ -269,16 +275,9 @@ async def _settle(
 ) -> Outcome:
     """How the step ended, acted on: accepted, retried, or the run's end (D1, D2, D11, D31)."""
     verdict = await _verdict(state, runner, attempt, config, outcome)
-    if state.trace is not None:
-        state.trace.end_step(_step_outcome(verdict), attempt.result)
+    if state.observer is not None:
+        state.observer.step_ended(step_name(verdict), attempt.result)
     return verdict
-
-
-def _step_outcome(verdict: Outcome) -> str:
-    """How a step ended, for its span."""
-    if isinstance(verdict, Continue | Finish):
-        return "accepted"
-    return {Retry: "retry", Blocked: "tripwire", Aborted: "abort"}.get(type(verdict), "error")
 
 
 async def _verdict(
@@ -307,8 +306,8 @@ async def _verdict(
     del state.steps[attempt.steps_before :]
     if not isinstance(outcome, Retry):
         return outcome
-    if state.trace is not None:
-        state.trace.retry(outcome.reason, outcome.processor_id)
+    if state.observer is not None:
+        state.observer.retried(outcome.reason, outcome.processor_id)
     if not outcome.api_error:
         state.processor_retries += 1
         for hook in runner.stream:
@@ -340,18 +339,12 @@ async def _end(state: RunState, runner: HookRunner | None, outcome: Outcome) -> 
     _close(state, runner)
     if runner is not None:
         await persist.record_usage(state, runner.config)
-    if state.trace is not None:
-        _end_trace(state.trace, outcome)
+    if state.observer is not None:
+        failure = outcome.error if isinstance(outcome, Failed) else None
+        tripwire = outcome.payload if isinstance(outcome, Blocked) else None
+        state.observer.run_ended(outcome.name, failure, tripwire)
     state.closed()
     return outcome
-
-
-def _end_trace(trace: RunTrace, outcome: Outcome) -> None:
-    if isinstance(outcome, Blocked):
-        trace.tripwire(outcome.payload)
-    error = outcome.error if isinstance(outcome, Failed) else None
-    names = {Finish: "finish", Blocked: "tripwire", Aborted: "abort", Failed: "error"}
-    trace.end(names.get(type(outcome), "finish"), error)
 
 
 def _close(state: RunState, runner: HookRunner | None) -> None:

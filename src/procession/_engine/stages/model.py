@@ -1,7 +1,7 @@
 """The model stage: start the call (or replay a cached response, D7), the stream's rare chunks,
 and ``process_llm_response`` once the stream has ended (D6, D7, D14).
 
-The stream itself is read in the loop (``procession._loop``): the per-chunk path stays in the
+The stream itself is read in the loop (``procession._engine.loop``): the per-chunk path stays in the
 one generator the caller iterates, and hands a chunk here only when it needs more than the
 output lane (:func:`slow_chunk`).
 """
@@ -13,23 +13,23 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from procession._outcomes import Stop
-from procession._runner import (
+from procession._engine.outcomes import Stop
+from procession._engine.runner import (
     HookRunner,
     StreamHook,
     as_processor_error,
     check_returned,
     coerce_returned,
 )
-from procession._state import Attempt, RunState
-from procession._step import MalformedChunkError
+from procession._engine.stages import tools as tool_stage
+from procession._engine.state import Attempt, RunState
+from procession._engine.step import MalformedChunkError
 from procession.chunks import Chunk, Usage
 from procession.errors import APICallError, ProcessorError
 from procession.models._abort import AbortGuard
 from procession.models.base import LanguageModel, ModelCallOptions, normalize_tool_choice
 from procession.models.retry import start_with_retries
 from procession.signals import AbortSignal
-from procession.stages import tools as tool_stage
 from procession.structured import is_value
 
 __all__ = [
@@ -65,8 +65,8 @@ async def start_model(
         attempt.raw = []
     if attempt.objects is not None:
         attempt.builder.on_text = _partial_objects(state, attempt)
-    if state.trace is not None:
-        state.trace.begin_model(attempt)
+    if state.observer is not None:
+        state.observer.model_started(attempt)
     cached = attempt.cached
     if cached is not None:  # D7: replay instead of calling the model
         attempt.stream = _replay(cached)

@@ -1,23 +1,26 @@
 """What a stage reports to the loop: a small closed set of frozen values.
 
 A stage returns ``None`` when the run goes on as planned, or one of these; the loop matches on
-them in one place (``procession._loop``). Exceptions are for real errors only: a processor that
-raises, a model that fails, bad input.
+them in one place (``procession._engine.loop``). Exceptions are for real errors only: a
+processor that raises, a model that fails, bad input.
 
-::
+Each has one ``name``, the one spelling of it everywhere it is reported (spans, the trace
+store, Studio's notes); a step that ends ``Continue`` or ``Finish`` was ``accepted``
+(:func:`step_name`)::
 
-    Continue   the step was accepted and called tools: run the next step
-    Finish     the step was accepted and the run is complete
-    Retry      re-run the step (a processor asked with feedback, or an error processor did)
-    Blocked    a processor's abort ends the run: a tripwire (D12)
-    Aborted    the caller's abort signal fired (D32)
-    Failed     the run failed with an error (D10, D21)
+    outcome    name       meaning
+    Continue   continue   the step was accepted and called tools: run the next step
+    Finish     finish     the step was accepted and the run is complete
+    Retry      retry      re-run the step (a processor asked, with feedback; or an error processor)
+    Blocked    tripwire   a processor's abort ends the run: a tripwire (D12)
+    Aborted    abort      the caller's abort signal fired (D32)
+    Failed     error      the run failed with an error (D10, D21)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 __all__ = [
     "Aborted",
@@ -30,6 +33,7 @@ __all__ = [
     "Outcome",
     "Retry",
     "Stop",
+    "step_name",
 ]
 
 
@@ -37,10 +41,14 @@ __all__ = [
 class Continue:
     """The step was accepted and called tools; the loop runs the next step."""
 
+    name: ClassVar[str] = "continue"
+
 
 @dataclass(frozen=True, slots=True)
 class Finish:
     """The step was accepted and the run is complete."""
+
+    name: ClassVar[str] = "finish"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,8 @@ class Retry:
         metadata: The abort's metadata.
         api_error: An error processor asked (D14): no feedback message, counted apart (D4).
     """
+
+    name: ClassVar[str] = "retry"
 
     reason: str
     processor_id: str | None = None
@@ -79,12 +89,16 @@ class Blocked:
         payload: The tripwire payload: ``reason``, ``retry``, ``metadata``, ``processorId``.
     """
 
+    name: ClassVar[str] = "tripwire"
+
     payload: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class Aborted:
     """The caller's abort signal fired (D32)."""
+
+    name: ClassVar[str] = "abort"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +108,8 @@ class Failed:
     Attributes:
         error: The error that ended it; ``generate()`` raises it.
     """
+
+    name: ClassVar[str] = "error"
 
     error: BaseException
 
@@ -105,3 +121,8 @@ Stop: TypeAlias = Retry | Blocked | Aborted | Failed
 """An outcome that interrupts a stage."""
 Outcome: TypeAlias = Continue | Finish | Stop
 """Anything a step can end with."""
+
+
+def step_name(outcome: Outcome) -> str:
+    """How a step ended, as reported: ``accepted``, or the stop's name."""
+    return "accepted" if isinstance(outcome, Continue | Finish) else outcome.name

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from procession._config import StepConfig
-from procession._outcomes import Retry, Stop
-from procession._runner import Hook, HookRunner
-from procession._state import Attempt, RunState
+from procession._engine.config import StepConfig
+from procession._engine.outcomes import Retry, Stop
+from procession._engine.runner import Hook, HookRunner
+from procession._engine.stages.results import apply_messages, replace_messages
+from procession._engine.state import Attempt, RunState
 from procession.errors import ConfigurationError, MessageError, ProcessorError
 from procession.messages.formats import to_prompt
 from procession.messages.inputs import coerce_system
@@ -16,7 +17,6 @@ from procession.messages.message import SystemMessage
 from procession.messages.parts import StepStartPart
 from procession.models.base import normalize_tool_choice
 from procession.models.registry import resolve_model
-from procession.stages.results import apply_messages, replace_messages
 from procession.structured import ObjectStream, structured_output_spec
 from procession.tools._tool import Tool, toolset
 

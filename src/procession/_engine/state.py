@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from procession._step import StepBuilder
+from procession._engine.step import StepBuilder
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext, TracingContext
 from procession.messages.message import Message, MessageContent
@@ -20,9 +20,9 @@ from procession.messages.message_list import MessageList
 from procession.results import AgentResult, StepResult
 
 if TYPE_CHECKING:
-    from procession._config import StepConfig
-    from procession._outcomes import Outcome, Stop
-    from procession._tracing import RunTrace
+    from procession._engine.config import StepConfig
+    from procession._engine.observers import RunObserver
+    from procession._engine.outcomes import Outcome, Stop
     from procession.models._abort import AbortGuard
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
@@ -137,9 +137,9 @@ class RunState:
         "agent_id",
         "api_retries",
         "emitter",
-        "inspect",
         "last_model",
         "message_list",
+        "observer",
         "on_closed",
         "processor_retries",
         "request_context",
@@ -150,7 +150,6 @@ class RunState:
         "signal",
         "states",
         "steps",
-        "trace",
         "tracing",
         "usage",
     )
@@ -180,10 +179,9 @@ class RunState:
         self.api_retries = 0
         self.result = AgentResult(run_id=run_id, response_message_id=self.response_id)
         self.emitter = Emitter(hold=hold)
-        self.inspect = False
-        """Whether a viewer gets notes of what each processor did (``procession._inspect``)."""
-        self.trace: RunTrace | None = None
-        """The run's spans, when OpenTelemetry is configured (``procession._tracing``)."""
+        self.observer: RunObserver | None = None
+        """Who is told what the run does (its spans, Studio's notes), wired when it starts;
+        ``None`` for nobody (``procession._engine.observers``)."""
         self.last_model: str | None = None
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
         self.running = False
@@ -266,7 +264,7 @@ class Attempt:
     edits: int = 0
     """The message edit count when the attempt started (D30's check of stream hooks)."""
     verdict: Outcome | None = None
-    """How the step ended, once the loop settled it (``procession._loop``)."""
+    """How the step ended, once the loop settled it (``procession._engine.loop``)."""
     released: bool = False
     """Step mode: the step's chunks went out before its verdict (a tool asked for approval)."""
 

@@ -3,10 +3,10 @@
 :class:`HookRunner` binds each lane's hooks once per run (which processors implement which hook,
 which keyword arguments each declares, its ``abort``, ``state``, ``writer`` and position), so a
 call only adds the values of the moment. It turns what a hook does into what the loop acts on:
-an ``abort()`` becomes a :class:`~procession._outcomes.Retry` or a
-:class:`~procession._outcomes.Blocked` (reported to ``on_violation`` either way), an abort the
-hook swallowed still counts (D29), and anything else a hook raises fails the run closed as a
-:class:`~procession.errors.ProcessorError` (D10). It also runs the output lane over one chunk
+an ``abort()`` becomes a :class:`~procession._engine.outcomes.Retry` or
+a :class:`~procession._engine.outcomes.Blocked` (reported to ``on_violation`` either way), an
+abort the hook swallowed still counts (D29), and anything else a hook raises fails the run closed
+as a :class:`~procession.errors.ProcessorError` (D10). It also runs the output lane over one chunk
 (``process_output_stream``) and passes writers' ``data-*`` chunks through it (D9).
 """
 
@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
-from procession._config import RunConfig
-from procession._inspect import hook_note
-from procession._outcomes import Aborted, Blocked, Retry, Stop
-from procession._state import DEFAULT_ERROR_RETRY_BUDGET, RunState
+from procession._engine.config import RunConfig
+from procession._engine.observers import HookEnded, RunObserver
+from procession._engine.outcomes import Aborted, Blocked, Retry, Stop
+from procession._engine.state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
 from procession.messages._tracking import EDITS
@@ -401,36 +400,31 @@ class HookRunner:
         signal interrupts a hook that hangs. Writer chunks the hook queued pass the output lane
         before this returns (D27).
         """
-        run = self.run
-        if run.trace is not None or run.inspect:
-            return await self._observed(hook, values)
+        observer = self.run.observer
+        if observer is not None:
+            return await self._observed(observer, hook, values)
         return await self._call(hook, values)
 
-    async def _observed(self, hook: Hook, values: dict[str, Any]) -> Any:
-        """:meth:`call` inside the hook's span (tracing) and reported to a viewer (inspect)."""
-        run = self.run
-        trace = run.trace
-        span = trace.begin_hook(hook) if trace is not None else None
-        writes, started = run.emitter.writes, time.perf_counter()
-        outcome, error, kind = "error", None, ""
+    async def _observed(self, observer: RunObserver, hook: Hook, values: dict[str, Any]) -> Any:
+        """:meth:`call`, with the run's observer told when it starts and how it ended."""
+        emitter = self.run.emitter
+        token, writes = observer.hook_started(hook), emitter.writes
+        result: Any = None
+        error: BaseException | None = None
         try:
             result = await self._call(hook, values)
-            outcome = _hook_outcome(result, run)
-            if trace is not None and span is not None:
-                if isinstance(result, Blocked):
-                    trace.tripwire_on(span, result.payload)
-                elif isinstance(result, Retry) and not result.api_error:
-                    asked = {"reason": result.reason, "processorId": result.processor_id}
-                    trace.tripwire_on(span, asked | {"retry": True})
             return result
         except BaseException as failure:
-            error, kind = str(failure), type(failure).__name__
+            error = failure
             raise
         finally:
-            if trace is not None and span is not None:
-                trace.end_hook(span, outcome, run.emitter.writes - writes, error, kind=kind)
-            if run.inspect:
-                hook_note(run, hook, outcome, started)
+            if error is not None:
+                ended = HookEnded("error", emitter.writes - writes, error)
+            else:
+                ended = HookEnded(
+                    _hook_outcome(result, self.run), emitter.writes - writes, None, _asked(result)
+                )
+            observer.hook_ended(hook, token, ended)
 
     async def _call(self, hook: Hook, values: dict[str, Any]) -> Any:
         run = self.run
@@ -618,14 +612,19 @@ _RAISED_CANCEL = "raised CancelledError while the run was not cancelled"
 
 
 def _hook_outcome(result: Any, run: RunState) -> str:
-    """How a (non-stream) hook ended, for its span."""
-    if isinstance(result, Retry):
-        return "retry"
-    if isinstance(result, Blocked):
-        return "tripwire"
-    if isinstance(result, Aborted):
-        return "aborted"
+    """How a (non-stream) hook ended: the stop's name, else ``kept`` or ``replaced``."""
+    if isinstance(result, Retry | Blocked | Aborted):
+        return result.name
     return "kept" if result is None or result is run.message_list else "replaced"
+
+
+def _asked(result: Any) -> dict[str, Any] | None:
+    """The tripwire payload of a hook's abort: it blocked the run, or asked for a retry."""
+    if isinstance(result, Blocked):
+        return result.payload
+    if isinstance(result, Retry) and not result.api_error:
+        return {"reason": result.reason, "processorId": result.processor_id, "retry": True}
+    return None
 
 
 def as_processor_error(error: BaseException, hook: Hook) -> BaseException:

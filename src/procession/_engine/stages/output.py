@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from procession._outcomes import Aborted, Blocked, Failed, Outcome, Retry, Stop
-from procession._runner import HookRunner
-from procession._state import Attempt, RunState
+from procession._engine.outcomes import Aborted, Blocked, Failed, Outcome, Retry, Stop
+from procession._engine.runner import HookRunner
+from procession._engine.stages.input import system_messages
+from procession._engine.stages.results import apply_messages
+from procession._engine.state import Attempt, RunState
 from procession.chunks import Chunk, Usage
 from procession.errors import APICallError, ProcessorError, StructuredOutputError
 from procession.messages.message import Message
 from procession.messages.parts import ReasoningPart, StepStartPart, TextPart
 from procession.results import StepResult
-from procession.stages.input import system_messages
-from procession.stages.results import apply_messages
 
 __all__ = [
     "RETRY_FEEDBACK",

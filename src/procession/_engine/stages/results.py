@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from procession._runner import Hook
-from procession._state import RunState
+from procession._engine.runner import Hook
+from procession._engine.state import RunState
 from procession.errors import MessageError, ProcessorError
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import logging
 
-from procession._outcomes import Retry, Stop
-from procession._runner import HookRunner, InvalidEditError
-from procession._state import Attempt, RunState
+from procession._engine.outcomes import Retry, Stop
+from procession._engine.runner import HookRunner, InvalidEditError
+from procession._engine.stages.output import commit_parts
+from procession._engine.state import Attempt, RunState
 from procession.errors import ProcessorError
-from procession.stages.output import commit_parts
 
 __all__ = ["model_failed"]
 
@@ -26,8 +26,8 @@ async def model_failed(
     state: RunState, runner: HookRunner, attempt: Attempt, error: BaseException
 ) -> Stop:
     """The error lane over a failed model call: a retry, or the error itself (raised)."""
-    if state.trace is not None:
-        state.trace.end_model(None, error)
+    if state.observer is not None:
+        state.observer.model_ended(None, error)
     commit_parts(state, attempt.builder.finish())
     try:
         stop = await _ask(state, runner, attempt, error)
