@@ -16,29 +16,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # The core cycle, removed by the engine reshape (issue 22): `_loop` and `_config` read
-    # the top-level Agent, `_config` builds StructuredOutputProcessor, and `judge` and
-    # `structured_output` import Agent for their sub-runs. A circle among these modules only
-    # is tolerated until that lands; delete this entry then.
-    frozenset(
-        {
-            "procession._config",
-            "procession._loop",
-            "procession._runner",
-            "procession.agent",
-            "procession.processors.builtin.judge",
-            "procession.processors.builtin.structured_output",
-            "procession.stages.errors",
-            "procession.stages.input",
-            "procession.stages.model",
-            "procession.stages.output",
-            "procession.stages.persist",
-            "procession.stages.results",
-            "procession.stages.tools",
-        }
-    ),
-)
+KNOWN_CYCLES: tuple[frozenset[str], ...] = ()
 """Circles that are known and scheduled for removal, each as the set of its modules."""
 
 
