@@ -398,9 +398,9 @@ def _use_classifier(owner: str, classifier: object) -> bool:
     """The ``classifier`` option: the head needs numpy (the ``guardrails`` extra)."""
     available = numpy_installed()
     if classifier is None:
-        # Opt-in for now: the head still flags some short benign questions ("When are you
-        # open?" scores 0.75), so the rules alone stay the default until it does not.
-        return False
+        # On by default where it can run (decision 0240, amended: with the sentence encoder
+        # the head passes short ordinary questions in every target language).
+        return available
     wanted = check_bool(owner, "classifier", classifier)
     if wanted and not available:
         raise option_error(
