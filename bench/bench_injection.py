@@ -10,9 +10,9 @@ alone and rules with the classifier head, overall, per language, per source and 
 benign look-alikes; then the CPU time per message of each. ``--write-figures`` records the
 overall figures in ``tests/data/injection/heldout_figures.json`` (a test checks them).
 ``--heldout PATH`` (repeatable; replaces the default file, so name it too to keep it)
-measures held-out files the same way (rows with
-``text``, ``label`` — ``attack``/``benign`` or ``injection``/``malicious``/``safe`` — and
-``lang``; ``channel``, ``source`` and ``kind`` optional); ``--heldout-only`` stops there.
+measures held-out files the same way (rows with ``text``, ``label`` — ``attack``/``benign``
+or ``injection``/``malicious``/``safe`` — and ``lang`` or ``language``; ``channel``,
+``source``, ``kind`` and ``lookalike`` optional); ``--heldout-only`` stops there.
 
 Then, for ``PromptInjectionDetector`` (offline rules):
 
@@ -96,12 +96,12 @@ def heldout_counts(
     for row in rows:
         channel = row.get("channel", "input")
         got = outcome(row, detector.detect_offline(row["text"], channel).flagged)
-        keys = ["all", f"lang={row.get('lang', 'und')}"]
+        keys = ["all", f"lang={row.get('lang', row.get('language', 'und'))}"]
         if "source" in row:
             keys.append(f"source={row['source']}")
         if "kind" in row:
             keys.append(f"kind={row['kind']}")
-        if not is_attack(row) and row.get("kind") in LOOKALIKES:
+        if not is_attack(row) and (row.get("lookalike") is True or row.get("kind") in LOOKALIKES):
             keys.append("benign look-alikes")
         for key in keys:
             groups[key][got] += 1

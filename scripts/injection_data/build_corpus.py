@@ -37,6 +37,7 @@ sys.path[:0] = [str(ROOT / "src"), str(Path(__file__).resolve().parent)]
 
 from handwritten import ARTICLE, ATTACK, BENIGN  # noqa: E402
 from handwritten_more import (  # noqa: E402
+    ARTICLE_FIFTH,
     ARTICLE_MORE,
     ARTICLE_THIRD,
     ATTACK_MORE,
@@ -188,9 +189,9 @@ def project_rows() -> Iterator[Row]:
 
 
 def hand_rows() -> Iterator[Row]:
-    """The hand-written rows, round by round (``handwritten.py``, then the second and third
-    rounds of ``handwritten_more.py``), each with its own seeded generator so that adding a
-    round left the earlier rounds' rows as they were."""
+    """The hand-written rows, round by round (``handwritten.py``, then rounds two to five of
+    ``handwritten_more.py``), each with its own seeded generator so that adding a round left
+    the earlier rounds' rows as they were."""
     yield from hand_round(ATTACK, BENIGN, ARTICLE, random.Random(21))
     yield from hand_round(ATTACK_MORE, BENIGN_MORE, ARTICLE_MORE, random.Random(2102))
     yield from hand_round(ATTACK_THIRD, BENIGN_THIRD, ARTICLE_THIRD, random.Random(2103))
@@ -202,6 +203,9 @@ def hand_rows() -> Iterator[Row]:
         for _ in range(len(texts) // 2):
             yield row(sep.join(rng.sample(texts, 3)), "benign", "handwritten", lang,
                       kind="document", channel="tool")  # fmt: skip
+    for lang, texts in ARTICLE_FIFTH.items():
+        for text in texts:
+            yield row(text, "benign", "handwritten", lang, kind="article")
 
 
 def hand_round(
@@ -240,17 +244,24 @@ def assign(item: Row) -> str:
     return "heldout" if b < 0.35 else ("dev" if b < 0.45 else "train")
 
 
+def fold(text: str) -> str:
+    """Text with case and white space folded: how held-out sets are kept apart from train/dev."""
+    return " ".join(text.split()).casefold()
+
+
 def append_handwritten() -> None:
-    """Append the hand-written rows missing from train/dev; held-out is never rewritten."""
+    """Append the hand-written rows missing from train/dev, skipping any text of a held-out
+    file here (``heldout*.jsonl``, case and white space folded); held-out is never rewritten."""
     splits = {
         name: (OUT / f"{name}.jsonl").read_text(encoding="utf-8") for name in ("train", "dev")
     }
-    held = (OUT / "heldout.jsonl").read_text(encoding="utf-8")
+    held = "".join(p.read_text(encoding="utf-8") for p in sorted(OUT.glob("heldout*.jsonl")))
+    blind = {fold(json.loads(line)["text"]) for line in held.split("\n") if line}
     seen = {json.loads(line)["text"] for body in [*splits.values(), held]
             for line in body.split("\n") if line}  # fmt: skip
     added: dict[str, list[Row]] = {"train": [], "dev": []}
     for item in hand_rows():
-        if len(item["text"]) < 8 or item["text"] in seen:
+        if len(item["text"]) < 8 or item["text"] in seen or fold(item["text"]) in blind:
             continue
         seen.add(item["text"])
         item.setdefault("channel", "input")
