@@ -123,7 +123,7 @@ def heldout(rounds: int, write: bool, path: Path = HELDOUT) -> None:
         print(f"  {key:<34} {b['n']:>4}  {r['precision']:>6.3f} {r['recall']:>6.3f} "
               f"{r['false_alarms']:>6.3f}  {b['precision']:>7.3f} {b['recall']:>7.3f} "
               f"{b['false_alarms']:>7.3f}")  # fmt: skip
-    if write and path == HELDOUT:
+    if write and path.resolve() == HELDOUT.resolve():
         summary = {k: figures(both[k]) for k in ("all", "benign look-alikes")}
         FIGURES.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
         print(f"  wrote {FIGURES.relative_to(ROOT)}")
