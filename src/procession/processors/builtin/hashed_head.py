@@ -28,7 +28,16 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MAX_WINDOWS", "WINDOW", "HashedHead", "cached_head", "features", "load_head", "windows"]
+__all__ = [
+    "MAX_WINDOWS",
+    "WINDOW",
+    "HashedHead",
+    "cached_head",
+    "features",
+    "load_head",
+    "window_starts",
+    "windows",
+]
 
 WINDOW = 512
 """Characters per window."""
@@ -41,12 +50,17 @@ _WORD = re.compile(r"\w+")
 def windows(text: str) -> list[str]:
     """``text`` in overlapping windows of :data:`WINDOW` characters (at most
     :data:`MAX_WINDOWS`)."""
+    return [window for _, window in window_starts(text)]
+
+
+def window_starts(text: str) -> list[tuple[int, str]]:
+    """:func:`windows` with where each starts in ``text``."""
     if len(text) <= WINDOW:
-        return [text]
+        return [(0, text)]
     last = len(text) - WINDOW
     starts = [*range(0, last, _STEP)][: MAX_WINDOWS - 1]
     starts.append(last)
-    return [text[s : s + WINDOW] for s in starts]
+    return [(s, text[s : s + WINDOW]) for s in starts]
 
 
 def _mix(h: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
@@ -119,11 +133,19 @@ class HashedHead:
 
     def score(self, normalised: str, extra: Sequence[tuple[str, float]] = ()) -> float:
         """The probability that ``normalised`` is positive: the highest over its windows."""
-        best = -math.inf
-        for window in windows(normalised):
+        return 1.0 / (1.0 + math.exp(-self.best_window(normalised, extra)[0]))
+
+    def best_window(
+        self, normalised: str, extra: Sequence[tuple[str, float]] = ()
+    ) -> tuple[float, int]:
+        """The highest logit over the windows of ``normalised``, and where that window starts."""
+        best, start = -math.inf, 0
+        for offset, window in window_starts(normalised):
             index, value = features(window, self.bits, extra)
-            best = max(best, float(np.dot(self.weights[index], value)) + self.bias)
-        return 1.0 / (1.0 + math.exp(-best))
+            logit = float(np.dot(self.weights[index], value)) + self.bias
+            if logit > best:
+                best, start = logit, offset
+        return best, start
 
 
 def load_head(path: Path) -> HashedHead:

@@ -5,11 +5,11 @@ Three modes:
 * ``"offline"`` (the default without a model): the rule set of
   :mod:`~procession.processors.builtin.injection_rules` — instruction overrides, role
   manipulation and jailbreaks, system-override markers, prompt and data exfiltration,
-  tool-driven exfiltration, encoded payloads and hidden Unicode — and, with
-  ``classifier=True`` (opt-in), the shipped classifier head
-  (:mod:`~procession.processors.builtin.injection_classifier`: hashed character n-grams, any
-  language, the rules that fired as features; about two milliseconds per message). No model
-  call.
+  tool-driven exfiltration, encoded payloads and hidden Unicode — read with the shipped
+  classifier head (:mod:`~procession.processors.builtin.injection_classifier`: hashed
+  character n-grams and the rules that fired, mixed with a multilingual sentence encoder's
+  reading; on by default where numpy is installed; a few milliseconds per message). No
+  model call.
 * ``"model"``: a :class:`~procession.processors.builtin.judge.Judge` decides (Mastra's way).
 * ``"both"`` (the default with a model): the rules first; what they do not flag goes to the
   judge. Flagged if either flags.
@@ -173,9 +173,9 @@ class PromptInjectionDetector(Processor):
         last_message_only: Check only the last input message.
         decode: Read base64, hex and hidden Unicode and check what they say (default true).
         classifier: Read offline text with the shipped classifier head as well as the rules
-            (``False``, the default: the rules alone). The head is opt-in while it still flags
-            some short benign questions; ``True`` without numpy (the ``guardrails`` extra) is a
-            configuration error.
+            (default: on when numpy, the ``guardrails`` extra, is installed; the head uses
+            the extra's sentence encoder when it is installed too). ``False``: the rules
+            alone. ``True`` without numpy is a configuration error.
         error_strategy: What a failed judge does: ``"strict"`` (default: block) or
             ``"warn"`` (treat as clean).
         instructions: Replace the judge's instructions.
@@ -398,9 +398,9 @@ def _use_classifier(owner: str, classifier: object) -> bool:
     """The ``classifier`` option: the head needs numpy (the ``guardrails`` extra)."""
     available = numpy_installed()
     if classifier is None:
-        # Opt-in for now: the head still flags some short benign questions ("When are you
-        # open?" scores 0.75), so the rules alone stay the default until it does not.
-        return False
+        # On by default where it can run (decision 0240, amended: with the sentence encoder
+        # the head passes short ordinary questions in every target language).
+        return available
     wanted = check_bool(owner, "classifier", classifier)
     if wanted and not available:
         raise option_error(
