@@ -13,9 +13,10 @@ Which runs are identity numbers:
 
 * A national id is a run whose digits pass the check of a national identity number of that
   length, as ``python-stdnum`` validates it: a check digit (Aadhaar's Verhoeff, My Number,
-  CPF, PESEL, BSN, SIN, RRN...) and, for most, a valid date of birth. Formats whose only
-  check is one modulus digit and no date are left out where ordinary numbers of that length
-  are common (ten digits: tracking and invoice numbers).
+  CPF, PESEL, BSN, SIN, RRN...) and, for most, a valid date of birth. Formats of ten digits
+  and more with one check digit (Aadhaar, My Number...) are read only when written in groups
+  of at most four digits, or split over lines or cells: written as one token, tracking
+  numbers and timestamps of that length pass them too often.
 * A US SSN has no check digit: a run is one when its digits are nine, grouped ``3-2-4``,
   ``3-3-3`` or not at all, and the Social Security Administration could have issued them
   (area not ``000``, ``666`` or ``9xx``, group not ``00``, serial not ``0000``; round numbers
@@ -235,7 +236,7 @@ _BY_LENGTH: dict[int, tuple[str, ...]] = {
 a date of birth and a check digit, or two check digits."""
 _GROUPED_ONLY: dict[int, tuple[str, ...]] = {
     9: ("cl.rut",),
-    10: ("cz.rc", "gb.nhs"),
+    10: ("cz.rc", "gb.nhs", "at.vnr"),
     12: ("in_.aadhaar", "jp.in_"),
     13: ("th.pin",),
 }
