@@ -74,7 +74,8 @@ NATIONAL_CLASSES: list[tuple[str, str, str]] = [
     ("Chinese RIC with X", "身份证11010519491231002X号", "11010519491231002X"),
     ("UK NINO in lower case", "nino ab123456c ok", "ab123456c"),
     ("UK NINO in lower-case pairs", "nino ab 12 34 56 c ok", "ab 12 34 56 c"),
-    ("two Aadhaars in a row", "7181 9093 7865 718190937865 ok", "7181 9093 7865"),
+    ("two ids in a row", "7181 9093 7865, 8603 1372 1590 ok", "8603 1372 1590"),
+    ("an id after a bare number", "718190937865 8603 1372 1590 ok", "8603 1372 1590"),
 ]
 
 IBANS = {  # few digits (LU, RO, QA, MT), and two ordinary ones

@@ -66,13 +66,18 @@ _SEP = r"[ \t.\-/_,|\n]{1,5}"
 """What may stand between two groups of a digit run (the validator says which are read)."""
 _UNITS = rf"(?:{_SEP}[0-9]|[0-9])"
 
+_RUN = (
+    # a bare token of nine digits or more is a run of its own: what follows it is another
+    rf"(?:[0-9]{{8,40}}(?![.\-/_]?[0-9A-Za-z])|{_UNITS}{{8,40}}(?![0-9A-Za-z]))"
+)
 ID_RUN_PATTERN = (
-    # a digit not inside a word, a longer number, a `#` reference or a `+` phone number
-    r"[0-9](?<![A-Za-z0-9+#][0-9])(?<![A-Za-z0-9][_./\-][0-9])(?<![0-9][ ,][0-9])"
-    rf"{_UNITS}{{8,40}}(?![0-9A-Za-z])"
+    # a digit not inside a word, a longer number (but after a bare token), a `#` reference or
+    # a `+` phone number
+    r"[0-9](?<![A-Za-z0-9+#][0-9])(?<![A-Za-z0-9][_./\-][0-9])"
+    rf"(?:(?<![0-9][ ,][0-9])|(?<=[0-9]{{9}}[ ,][0-9])){_RUN}"
 )
 """A digit run of at least nine digits (the validators cut it to the value)."""
-ID_RUN_RESUME = rf"[0-9]{_UNITS}{{8,40}}(?![0-9A-Za-z])"
+ID_RUN_RESUME = f"[0-9]{_RUN}"
 """A run right after a value cut from a longer run (two values in a row)."""
 ID_RUN_PREFIX = r"(?<![A-Za-z0-9+#])[0-9][0-9 \t.\-/_,|\n]{0,160}\Z"
 """Anything at the end of a stream that more text could turn into a run."""
