@@ -88,6 +88,9 @@ IBANS = {  # few digits (LU, RO, QA, MT), and two ordinary ones
 }
 
 
+TWICE = "GB88NWBK60161300000050"
+
+
 def grouped(value: str) -> str:
     return " ".join(value[i : i + 4] for i in range(0, len(value), 4))
 
@@ -100,6 +103,8 @@ IBAN_CLASSES: list[tuple[str, str, str]] = [
     ),
     *((f"IBAN {c} with few digits", f"IBAN {grouped(v)} ok", grouped(v)) for c, v in IBANS.items()),
     ("two IBANs in a row", f"{IBANS['GB']} {IBANS['XK']} ok", IBANS["XK"]),
+    # the check digits also hold for the first with the second's head: the layout decides
+    ("an IBAN twice", f"IBAN {grouped(TWICE)} {grouped(TWICE)}, ok", grouped(TWICE)),
 ]
 
 ORDINARY: list[tuple[str, str]] = [
@@ -133,7 +138,7 @@ def test_the_fixtures_are_valid() -> None:
 
     assert ssn.is_valid(SSN)
     assert aadhaar.is_valid(AADHAAR)
-    assert all(stdnum_iban.is_valid(v) for v in IBANS.values())
+    assert all(stdnum_iban.is_valid(v) for v in [*IBANS.values(), TWICE])
     assert aadhaar.is_valid("7181" + "90937865")  # the order reference passes Verhoeff too
 
 
@@ -198,6 +203,7 @@ def test_the_validators_say_where_a_value_ends() -> None:
     assert national_id_length("7181 9093 7865 2") == len("7181 9093 7865")
     assert national_id_length(AADHAAR) == 0  # one bare token: a tracking number as likely
     assert iban_length(grouped(IBANS["GB"]) + " FOR") == len(grouped(IBANS["GB"]))
+    assert iban_length(f"{grouped(TWICE)} GB88") == len(grouped(TWICE))
 
 
 # -- through real agent runs: every channel -----------------------------------------------

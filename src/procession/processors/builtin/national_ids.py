@@ -364,10 +364,16 @@ def _iban_ok(candidate: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def iban_length(text: str) -> int:
-    """The length of the IBAN ``text`` starts with, cut after a group (0: none)."""
-    if _iban_ok(text):
-        return len(text)
-    for cut in reversed(list(_IBAN_SEPARATORS.finditer(text))):
-        if cut.start() >= 13 and _iban_ok(text[: cut.start()]):
-            return cut.start()
-    return 0
+    """The length of the IBAN ``text`` starts with, cut after a group (0: none): the longest
+    cut with its country's registered layout, else the longest with valid check digits."""
+    from stdnum import iban
+
+    cuts = [len(text)] + [
+        cut.start() for cut in reversed(list(_IBAN_SEPARATORS.finditer(text))) if cut.start()
+    ]
+    valid = [length for length in cuts if length >= 13 and _iban_ok(text[:length])]
+    if len(valid) > 1:  # CR76 2354 ... 27 CR76: the check digits hold for both
+        for length in valid:
+            if iban.is_valid(text[:length].upper()):
+                return length
+    return valid[0] if valid else 0
