@@ -241,7 +241,7 @@ _BY_LENGTH: dict[int, tuple[str, ...]] = {
 a date of birth and a check digit, or two check digits."""
 _GROUPED_ONLY: dict[int, tuple[str, ...]] = {
     9: ("cl.rut",),
-    10: ("cz.rc", "gb.nhs", "at.vnr"),
+    10: ("cz.rc", "gb.nhs"),
     12: ("in_.aadhaar", "jp.in_"),
     13: ("th.pin",),
 }
