@@ -294,11 +294,13 @@ _LENGTHS = frozenset(_BY_LENGTH) | frozenset(_GROUPED_ONLY)
 NINO_PATTERN = r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])"
 """Two letters, six digits (perhaps in pairs) and a letter A-D."""
 NINO_SKETCH = r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"
+"""What follows a NINO's first letter: the capital family's combined pass."""
 LOWER_NINO_PATTERN = (
     r"[a-z](?<![A-Za-z0-9][a-z])[a-z](?:[0-9]{6}|(?: [0-9]{2}){3} )[a-d](?![A-Za-z0-9])"
 )
 """The same in lower case."""
 LOWER_NINO_TRIGGER = r"[0-9]{2}(?<=[a-z]{2}[0-9]{2})|[0-9]{2}(?<=[a-z]{2} [0-9]{2})"
+"""Two digits after two small letters (led by a digit class: ``re`` skips to digits)."""
 _NINO_BAD_PREFIX = frozenset(("BG", "GB", "NK", "KN", "TN", "NT", "ZZ"))
 
 
@@ -326,10 +328,12 @@ LOWER_IBAN_PATTERN = (
 LOWER_IBAN_TRIGGER = r"[0-9]{2}(?<=[a-z]{2}[0-9]{2})"
 """Two digits after two small letters (led by a digit class: ``re`` skips to digits)."""
 IBAN_RESUME = r"[A-Za-z]{2}[0-9]{2}(?:[ \-]?[A-Za-z0-9]){10,30}(?![A-Za-z0-9])"
+"""An IBAN right after another (two in a row)."""
 IBAN_PREFIX = (
     r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,2}|[A-Za-z]{2}[0-9]{1,2}"
     r"|[A-Za-z]{2}[0-9]{2}[A-Za-z0-9 \-]{0,44})\Z"
 )
+"""Anything at the end of a stream that more text could turn into an IBAN."""
 _IBAN_SEPARATORS = re.compile(r"[ \-]+")
 
 
