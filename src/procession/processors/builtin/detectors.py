@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
+from procession.processors.builtin import national_ids
+
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
     "clear_validation_cache",
@@ -327,23 +329,6 @@ def _card(text: str) -> int:
             return cut.start()
     if text.isdigit() and _card_ok(text[:-1]):  # a digit right after it ("...72521" + "1")
         return len(text) - 1
-    return 0
-
-
-def _ssn(text: str) -> int:
-    from stdnum.us import ssn
-
-    digits = _compact(text)
-    return len(text) if ssn.is_valid(f"{digits[:3]}-{digits[3:5]}-{digits[5:]}") else 0
-
-
-def _iban(text: str) -> int:
-    from stdnum import iban
-
-    for length in _groups_prefixes(text):
-        candidate = text[:length].upper()
-        if len(_compact(candidate)) >= 15 and iban.is_valid(candidate):
-            return length
     return 0
 
 
@@ -834,14 +819,12 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
     )
     ssn = Detector(
         "ssn",
-        _DIGIT_LEAD + r"[0-9]{2}(?:-[0-9]{2}-| [0-9]{2} |\.[0-9]{2}\.)[0-9]{4}"
-        r"(?![0-9])(?![ .\-][0-9])",
-        _NO_DIGIT_BEFORE + r"[0-9]{1,3}(?:[ .\-](?:[0-9]{1,2}(?:[ .\-][0-9]{0,4})?)?)?\Z",
-        _ssn,
+        national_ids.ID_RUN_PATTERN,
+        national_ids.ID_RUN_PREFIX,
+        national_ids.ssn_length,
         trigger="",
         min_digits=9,
-        family="digit",
-        sketch=r"[0-9]{2}[ .\-][0-9]{2}[ .\-][0-9]{4}",
+        resume=national_ids.ID_RUN_RESUME,
     )
     phone = Detector(
         "phone",
@@ -1036,20 +1019,28 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     )
     iban = Detector(
         "iban",
-        _lead("[A-Z]", "[A-Za-z0-9]") + r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11,30}",
-        r"(?<![A-Za-z0-9])(?:[A-Z]{1,2}|[A-Z]{2}[0-9]{1,2}|[A-Z]{2}[0-9]{2}[A-Z0-9 \-]{0,44})\Z",
-        _iban,
+        national_ids.IBAN_PATTERN,
+        national_ids.IBAN_PREFIX,
+        national_ids.iban_length,
         trigger="",
-        min_digits=6,
+        min_digits=2,  # the check digits: a BBAN may be letters (GI69 VEBI GXVU LWJM MEDE F9P)
         family="capital",
-        sketch=r"[A-Z][0-9]{2}(?:[ \-]?[A-Z0-9]){11}",
+        sketch=national_ids.IBAN_SKETCH,
+        resume=national_ids.IBAN_RESUME,
+    )
+    lower_iban = replace(
+        iban,
+        pattern=national_ids.LOWER_IBAN_PATTERN,
+        trigger=national_ids.LOWER_IBAN_TRIGGER,
+        family="",
+        sketch="",
     )
     return {
         "url": (url,),
         "ip-address": (ipv4, ipv6),
         "uuid": (uuid,),
         "crypto-wallet": wallets,
-        "iban": (iban,),
+        "iban": (iban, lower_iban),
     }
 
 
@@ -1088,29 +1079,23 @@ def _national_ids() -> tuple[Detector, ...]:
 
 
 def _digit_ids() -> tuple[Detector, ...]:
-    aadhaar, japan = _stdnum("in_.aadhaar"), _stdnum("jp.in_")
-    return (
+    run = replace(
         _id(
-            _lead("[1-9]", "[0-9A-Za-z]") + r"[0-9]{16}[0-9Xx](?![0-9A-Za-z])",
+            national_ids.ID_RUN_PATTERN,
+            national_ids.ID_RUN_PREFIX,
+            national_ids.national_id_length,
+            9,
+        ),
+        resume=national_ids.ID_RUN_RESUME,
+    )
+    return (
+        run,  # every id written in digits alone (national_ids.py)
+        _id(
+            _lead("[1-9]", "[0-9A-Za-z]") + r"[0-9]{16}[Xx](?![0-9A-Za-z])",
             _ID_DIGITS_PREFIX,
             _stdnum("cn.ric"),
             17,
-            ("digit", "[0-9]{16}[0-9Xx]"),
-        ),
-        _id(
-            _lead("[0-9]", "[0-9]") + r"[0-9]{5}-[0-9]{7}(?![0-9])",
-            _ID_DIGITS_PREFIX,
-            _stdnum("kr.rrn"),
-            13,
-            ("digit", "[0-9]{5}-[0-9]{7}"),
-        ),
-        _id(
-            _lead("[2-9]", "[0-9]", r"[0-9][ \-]")
-            + r"[0-9]{3}(?: [0-9]{4} |-[0-9]{4}-)[0-9]{4}(?![0-9])(?![ \-][0-9])",
-            _ID_DIGITS_PREFIX,
-            lambda t: aadhaar(t) or japan(t),
-            12,
-            ("digit", r"[0-9]{3}[ \-][0-9]{4}[ \-][0-9]{4}"),
+            ("digit", "[0-9]{16}[Xx]"),
         ),
         _id(
             _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
@@ -1118,21 +1103,6 @@ def _digit_ids() -> tuple[Detector, ...]:
             _stdnum("es.dni"),
             8,
             ("digit", "[0-9]{7}-?[A-Za-z]"),
-        ),
-        _id(
-            _lead("[0-9]", "[0-9]") + r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}(?![0-9])",
-            _ID_DIGITS_PREFIX,
-            _stdnum("br.cpf"),
-            11,
-            ("digit", r"[0-9]{2}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}"),
-        ),
-        _id(
-            _lead("[0-9]", "[0-9]")
-            + r"[0-9]{2}(?: [0-9]{3} |-[0-9]{3}-)[0-9]{3}(?![0-9])(?![ \-][0-9])",
-            _ID_DIGITS_PREFIX,
-            _stdnum("ca.sin"),
-            9,
-            ("digit", r"[0-9]{2}[ \-][0-9]{3}[ \-][0-9]{3}"),
         ),
         _id(
             _lead("[A-Za-z]", "[A-Za-z0-9]")
@@ -1149,7 +1119,6 @@ def _digit_ids() -> tuple[Detector, ...]:
 
 def _letter_ids() -> tuple[Detector, ...]:
     letter = _lead("[A-Z]", "[A-Za-z0-9]")
-    uk_first = "[A-CEGHJ-PR-TW-Z]"
     return (
         _id(
             letter + r"[A-Z]?[0-9]{6}\([0-9A]\)",
@@ -1166,14 +1135,18 @@ def _letter_ids() -> tuple[Detector, ...]:
             ("capital", "[12][0-9]{8}"),
         ),
         _id(
-            # (?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)<first><second>..., led by <first>
-            _lead(uk_first, "[A-Za-z0-9]")
-            + r"(?!(?<=B)G|(?<=G)B|(?<=N)K|(?<=K)N|(?<=T)N|(?<=N)T|(?<=Z)Z)[A-CEGHJ-NPR-TW-Z]"
-            r"(?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])",
+            national_ids.NINO_PATTERN,
             _ID_LETTERS_PREFIX,
-            lambda text: len(text),
+            national_ids.nino_length,
             6,
-            ("capital", r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"),
+            ("capital", national_ids.NINO_SKETCH),
+        ),
+        _id(
+            national_ids.LOWER_NINO_PATTERN,
+            _ID_LETTERS_PREFIX,
+            national_ids.nino_length,
+            6,
+            trigger=national_ids.LOWER_NINO_TRIGGER,
         ),
     )
 

@@ -4,9 +4,10 @@ birth), redacted, blocked, filtered or reported, on input, on the stream and bef
 Offline types run on the shared streaming engine with checksum validation: ``email``,
 ``phone``, ``credit-card``, ``ssn``, ``api-key`` (key shapes, bearer tokens, AWS keys, JWTs,
 private keys), ``ip-address``, ``url``, ``uuid``, ``crypto-wallet``, ``iban`` and
-``national-id`` (China, Korea, India, Japan, Spain, Brazil, Canada, Italy, Hong Kong, Taiwan,
-UK). ``name``, ``address`` and ``date-of-birth`` need a ``model``: the shared judge finds them
-in input messages and, before anything is stored, in the response messages.
+``national-id`` (ids ``python-stdnum`` validates by a check digit or a date of birth: China,
+Korea, India, Japan, Spain, Brazil, Canada, Italy, Hong Kong, Taiwan, the UK, Poland...).
+``name``, ``address`` and ``date-of-birth`` need a ``model``: the shared judge finds them in
+input messages and, before anything is stored, in the response messages.
 """
 
 from __future__ import annotations

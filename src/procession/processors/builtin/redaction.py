@@ -311,7 +311,18 @@ def _superset_start(norm: str, offset: int) -> int:
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
         start = begin
+    low = max(offset, start - 48)
+    if start - offset > 1 and _TWO_DIGITS.search(norm, low, start + 2):
+        head = _LOWER_IBAN.search(norm, low)  # an IBAN in lower case: its groups of letters
+        if head is not None and head.start() < start:  # are held with it
+            start = head.start()
     return start
+
+
+_TWO_DIGITS = re.compile("[0-9]{2}")
+
+
+_LOWER_IBAN = re.compile(r"(?<![A-Za-z0-9])[a-z]{2}[0-9]{2}(?:[ \-]?[a-z0-9]){0,40}[ \-]?\Z")
 
 
 def _joinable(token: str) -> int:
