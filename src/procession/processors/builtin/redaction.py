@@ -270,7 +270,12 @@ def _wider_start(norm: str, start: int, offset: int) -> int:
     still open (the last ``"`` within 64 characters)."""
     low = max(offset, start - 64)
     quote = norm.rfind('"', low, start)
-    if quote >= 0 and norm.count('"', quote, len(norm)) % 2:
+    if (
+        quote >= 0
+        and norm.count('"', quote, len(norm)) % 2
+        and norm.find("\n", quote) < 0
+        and norm.find("\\", quote) < 0
+    ):  # a quoted local part holds no line break and no backslash: most quotes stop here
         start = quote
     at = norm.rfind("@", low, start)
     if at >= 0 and not any(c.isspace() for c in norm[at:start]):
@@ -410,7 +415,10 @@ class StreamScanner:
 
     def _keep(self, held: str) -> None:
         self.held = held
-        self.room = self._engine.batch - len(held) if self._skip is None else 0
+        # a fresh batch after every scan, whatever stays held (a long open candidate, a URL,
+        # is scanned again once per batch, not once per delta), within the hold bound
+        engine = self._engine
+        self.room = min(engine.batch, engine.hold - len(held)) if self._skip is None else 0
 
     def flush(self) -> tuple[str, list[Detection]]:
         """The stream ended: release everything held, with its detections."""
