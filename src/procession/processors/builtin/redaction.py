@@ -262,6 +262,8 @@ _KEYWORDS = frozenset(
     )
 )  # fmt: skip
 _KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
+_CONTEXT_WORDS = frozenset(("version", "ver", "build"))
+"""Words that make the dotted quad after them a version, not an address (``ip_rules``)."""
 
 
 def _wider_start(norm: str, start: int, offset: int) -> int:
@@ -324,6 +326,8 @@ def _joinable(token: str) -> int:
     last = token[-1:]
     if last.islower() and last not in "rytnd":  # no group, no keyword ends so
         return 0
+    if token.lower().strip("_\"'`:=") in _CONTEXT_WORDS:  # __version__ = '1.2.3.4'
+        return len(token)
     grouped = len(token) - len(token.rstrip(_GROUPED))
     if grouped:
         return grouped
@@ -506,14 +510,31 @@ def mask_value(detection: Detection, preserve_format: bool = True) -> str:
 
 
 def _star(text: str) -> str:
+    if "\\" in text:
+        return _mask_keep_tail(text, 0)
     return "".join("*" if c.isalnum() else c for c in text)
+
+
+def _escaped(value: str) -> list[bool]:
+    """Which characters of ``value`` are the letter of an escape (``\\n``, ``\\t``, ``\\u00e9``
+    ...): masked, ``\\n`` would become ``\\*``, which is no longer valid JSON."""
+    out = [False] * len(value)
+    index = value.find("\\")
+    while 0 <= index < len(value) - 1:
+        out[index + 1] = True
+        if value[index + 1] == "u":  # \uXXXX keeps its four hex digits
+            for hexdigit in range(index + 2, min(index + 6, len(value))):
+                out[hexdigit] = True
+        index = value.find("\\", index + 2)
+    return out
 
 
 def _mask_keep_tail(value: str, keep: int) -> str:
     out = list(value)
+    escaped = _escaped(value) if "\\" in value else None
     seen = 0
     for index in range(len(out) - 1, -1, -1):
-        if out[index].isalnum():
+        if out[index].isalnum() and (escaped is None or not escaped[index]):
             seen += 1
             if seen > keep:
                 out[index] = "*"
