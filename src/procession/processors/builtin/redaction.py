@@ -86,8 +86,9 @@ class RedactionEngine:
         rules: Users' own patterns.
         hold: The most characters a stream may hold back; a candidate that outgrows it is
             redacted whole (fail closed).
-        batch: Text is released once at least this many characters are waiting (default
-            ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
+        batch: Text is scanned once this many new characters are waiting (default
+            ``min(64, hold // 4)``, decision 0261): detection then runs once per batch, not
+            once per delta.
     """
 
     __slots__ = ("_by_group", "_open", "_plan", "batch", "detectors", "hold", "rules")
@@ -103,7 +104,7 @@ class RedactionEngine:
         self.detectors = tuple(detectors)
         self.rules = tuple(rules)
         self.hold = hold
-        self.batch = min(32, hold // 8) if batch is None else batch
+        self.batch = min(64, hold // 4) if batch is None else batch
         prefixes: dict[str, Detector] = {}
         for detector in self.detectors:
             prefixes.setdefault(detector.prefix, detector)
