@@ -137,4 +137,6 @@ async def test_judged_types_are_redacted_on_the_stream_sentence_by_sentence() ->
     wire = json.dumps([c.to_dict() for c in chunks], default=str)
     assert "Lovelace" not in wire
     assert result.text == "Hello. Your contact is [NAME]. Bye"
-    assert len(judge_model.calls) == 3  # "Hello.", "Your contact is Ada Lovelace.", " Bye"
+    # whole sentences as the engine releases them (in batches of 64 characters, decision
+    # 0261): "Hello. Your contact is Ada Lovelace." then " Bye", never the text at once
+    assert len(judge_model.calls) == 2

@@ -58,7 +58,7 @@ async def test_input_phase_redacts_the_users_message() -> None:
 async def test_warn_passes_the_text_and_reports() -> None:
     seen: list[ProcessorViolation[Any]] = []
     model = ScriptedModel([Reply(text=["see https://example.com/x now"])])
-    regex = RegexFilter(presets=["urls"], strategy="warn", on_violation=seen.append)
+    regex = RegexFilter(presets=["links"], strategy="warn", on_violation=seen.append)
     result = await Agent(id="a", model=model, output_processors=[regex]).generate("x")
     assert result.text == "see https://example.com/x now"
     assert len(seen) == 1

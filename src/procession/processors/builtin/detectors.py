@@ -28,6 +28,12 @@ from functools import lru_cache
 from typing import Any
 
 from procession.processors.builtin import national_ids
+from procession.processors.builtin.ip_rules import VERSION_CONTEXT, ipv4_value
+from procession.processors.builtin.url_secrets import (
+    SECRET_URL_PATTERN,
+    SECRET_URL_SKETCH,
+    secret_url_value,
+)
 
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
@@ -959,12 +965,24 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         family="literal",
         sketch=r"://|\.(?<=[Ww][Ww][Ww]\.)",
     )
+    secret_url = Detector(
+        "secret-url",
+        SECRET_URL_PATTERN,
+        url.prefix,
+        secret_url_value,
+        continuation=url.continuation,
+        trigger=url.trigger,
+        family="literal",
+        sketch=SECRET_URL_SKETCH,
+    )
     ipv4_octet = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
     ipv4 = Detector(
         "ip-address",
-        rf"(?<![0-9A-Za-z.])(?<!version )(?<!Version )(?<!release )(?<!Release )(?<!build )"
-        rf"(?<!Build )(?<!ersion: )(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
-        r"(?<![0-9A-Za-z.])[0-9]{1,3}(?:\.[0-9]{0,3}){0,3}\Z",
+        # a version's word is part of the match (then rejected): a stream holds it back
+        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])(?<!release )(?<!Release )"
+        rf"(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
+        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])[0-9]{{1,3}}(?:\.[0-9]{{0,3}}){{0,3}}\Z",
+        ipv4_value,
         trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
         min_digits=4,
         family="punctuation",
@@ -1037,6 +1055,7 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     )
     return {
         "url": (url,),
+        "secret-url": (secret_url,),
         "ip-address": (ipv4, ipv6),
         "uuid": (uuid,),
         "crypto-wallet": wallets,

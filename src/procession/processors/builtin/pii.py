@@ -41,13 +41,26 @@ from procession.processors.builtin.redaction import (
     redact_value,
 )
 
-__all__ = ["PII_JUDGED_TYPES", "PII_OFFLINE_TYPES", "PIIDetector"]
+__all__ = [
+    "PII_DEFAULT_TYPES",
+    "PII_JUDGED_TYPES",
+    "PII_OFFLINE_TYPES",
+    "PII_OPT_IN_TYPES",
+    "PIIDetector",
+]
 
 PII_OFFLINE_TYPES: tuple[str, ...] = (
-    "email", "phone", "credit-card", "ssn", "api-key", "ip-address", "url", "uuid",
-    "crypto-wallet", "iban", "national-id",
+    "email", "phone", "credit-card", "ssn", "api-key", "ip-address", "secret-url", "url",
+    "uuid", "crypto-wallet", "iban", "national-id",
 )  # fmt: skip
 """Types found without a model."""
+PII_OPT_IN_TYPES: tuple[str, ...] = ("url", "uuid")
+"""Offline types found only when asked for in ``detection_types``: every link, every UUID
+(ordinary text, decision 0260; ``secret-url`` finds the links that carry a credential)."""
+PII_DEFAULT_TYPES: tuple[str, ...] = tuple(
+    t for t in PII_OFFLINE_TYPES if t not in PII_OPT_IN_TYPES
+)
+"""The offline types found by default."""
 PII_JUDGED_TYPES: tuple[str, ...] = ("name", "address", "date-of-birth")
 """Types only a model can find."""
 
@@ -75,8 +88,8 @@ class PIIDetector(RedactingProcessor):
     Args:
         model: A model (object or ``"provider/model"``) for ``name``, ``address`` and
             ``date-of-birth``; without one only the offline types are available.
-        detection_types: Types to find (default: every offline type, plus the judged ones
-            when a model is given).
+        detection_types: Types to find (default: :data:`PII_DEFAULT_TYPES`, every offline
+            type but ``url`` and ``uuid``, plus the judged ones when a model is given).
         strategy: ``"redact"`` (default), ``"block"``, ``"warn"`` or ``"filter"``.
         redaction_method: ``"mask"`` (default, format-preserving), ``"hash"``, ``"remove"`` or
             ``"placeholder"`` (``[EMAIL]``...).
@@ -118,7 +131,7 @@ class PIIDetector(RedactingProcessor):
         owner = "PIIDetector"
         known = PII_OFFLINE_TYPES + PII_JUDGED_TYPES
         if detection_types is None:
-            types = PII_OFFLINE_TYPES + (PII_JUDGED_TYPES if model is not None else ())
+            types = PII_DEFAULT_TYPES + (PII_JUDGED_TYPES if model is not None else ())
         else:
             types = check_str_list(owner, "detection_types", detection_types)
             for kind in types:

@@ -27,7 +27,7 @@ __all__ = ["PATTERNS", "StreamRedactor"]
 PATTERNS: dict[str, tuple[str, ...]] = {
     **{name: (name,) for name in OFFLINE_TYPES},
     "card": ("credit-card",),
-    "api-key": ("api-key", "aws-key", "bearer-token", "jwt", "private-key"),
+    "api-key": ("api-key", "aws-key", "bearer-token", "jwt", "private-key", "secret-url"),
 }
 """Pattern names :class:`StreamRedactor` accepts, and the built-in detector types of each."""
 

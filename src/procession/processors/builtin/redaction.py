@@ -86,8 +86,9 @@ class RedactionEngine:
         rules: Users' own patterns.
         hold: The most characters a stream may hold back; a candidate that outgrows it is
             redacted whole (fail closed).
-        batch: Text is released once at least this many characters are waiting (default
-            ``min(32, hold // 8)``): detection then runs once per batch, not once per delta.
+        batch: Text is scanned once this many new characters are waiting (default
+            ``min(64, hold // 4)``, decision 0261): detection then runs once per batch, not
+            once per delta.
     """
 
     __slots__ = ("_by_group", "_open", "_plan", "batch", "detectors", "hold", "rules")
@@ -103,7 +104,7 @@ class RedactionEngine:
         self.detectors = tuple(detectors)
         self.rules = tuple(rules)
         self.hold = hold
-        self.batch = min(32, hold // 8) if batch is None else batch
+        self.batch = min(64, hold // 4) if batch is None else batch
         prefixes: dict[str, Detector] = {}
         for detector in self.detectors:
             prefixes.setdefault(detector.prefix, detector)
@@ -262,6 +263,8 @@ _KEYWORDS = frozenset(
     )
 )  # fmt: skip
 _KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
+_CONTEXT_WORDS = frozenset(("version", "ver", "build"))
+"""Words that make the dotted quad after them a version, not an address (``ip_rules``)."""
 
 
 def _wider_start(norm: str, start: int, offset: int) -> int:
@@ -270,7 +273,12 @@ def _wider_start(norm: str, start: int, offset: int) -> int:
     still open (the last ``"`` within 64 characters)."""
     low = max(offset, start - 64)
     quote = norm.rfind('"', low, start)
-    if quote >= 0 and norm.count('"', quote, len(norm)) % 2:
+    if (
+        quote >= 0
+        and norm.count('"', quote, len(norm)) % 2
+        and norm.find("\n", quote) < 0
+        and norm.find("\\", quote) < 0
+    ):  # a quoted local part holds no line break and no backslash: most quotes stop here
         start = quote
     at = norm.rfind("@", low, start)
     if at >= 0 and not any(c.isspace() for c in norm[at:start]):
@@ -330,6 +338,8 @@ def _joinable(token: str) -> int:
     last = token[-1:]
     if last.islower() and last not in "rytnd":  # no group, no keyword ends so
         return 0
+    if token.lower().strip("_\"'`:=") in _CONTEXT_WORDS:  # __version__ = '1.2.3.4'
+        return len(token)
     grouped = len(token) - len(token.rstrip(_GROUPED))
     if grouped:
         return grouped
@@ -421,7 +431,10 @@ class StreamScanner:
 
     def _keep(self, held: str) -> None:
         self.held = held
-        self.room = self._engine.batch - len(held) if self._skip is None else 0
+        # a fresh batch after every scan, whatever stays held (a long open candidate, a URL,
+        # is scanned again once per batch, not once per delta), within the hold bound
+        engine = self._engine
+        self.room = min(engine.batch, engine.hold - len(held)) if self._skip is None else 0
 
     def flush(self) -> tuple[str, list[Detection]]:
         """The stream ended: release everything held, with its detections."""
@@ -509,14 +522,31 @@ def mask_value(detection: Detection, preserve_format: bool = True) -> str:
 
 
 def _star(text: str) -> str:
+    if "\\" in text:
+        return _mask_keep_tail(text, 0)
     return "".join("*" if c.isalnum() else c for c in text)
+
+
+def _escaped(value: str) -> list[bool]:
+    """Which characters of ``value`` are the letter of an escape (``\\n``, ``\\t``, ``\\u00e9``
+    ...): masked, ``\\n`` would become ``\\*``, which is no longer valid JSON."""
+    out = [False] * len(value)
+    index = value.find("\\")
+    while 0 <= index < len(value) - 1:
+        out[index + 1] = True
+        if value[index + 1] == "u":  # \uXXXX keeps its four hex digits
+            for hexdigit in range(index + 2, min(index + 6, len(value))):
+                out[hexdigit] = True
+        index = value.find("\\", index + 2)
+    return out
 
 
 def _mask_keep_tail(value: str, keep: int) -> str:
     out = list(value)
+    escaped = _escaped(value) if "\\" in value else None
     seen = 0
     for index in range(len(out) - 1, -1, -1):
-        if out[index].isalnum():
+        if out[index].isalnum() and (escaped is None or not escaped[index]):
             seen += 1
             if seen > keep:
                 out[index] = "*"

@@ -2,7 +2,8 @@
 
 Mastra's ``RegexFilterProcessor`` with snake_case options, on the shared streaming engine: the
 presets are the checksum-validated built-in detectors (``pii``: e-mail, phone, SSN, card;
-``secrets``: API keys, bearer tokens, AWS keys, JWTs, private keys; ``urls``), and your own
+``secrets``: API keys, bearer tokens, AWS keys, JWTs, private keys; ``urls``: URLs carrying a
+credential in their query; ``links``: every link, on request), and your own
 ``rules`` are held across chunks by partial matching, so a match split across deltas is
 caught whole, however long (up to ``hold`` characters; a longer candidate is redacted).
 """
@@ -30,8 +31,9 @@ __all__ = ["REGEX_PRESETS", "RegexFilter", "RegexRule"]
 
 REGEX_PRESETS: dict[str, tuple[str, ...]] = {
     "pii": ("email", "phone", "ssn", "credit-card"),
-    "secrets": ("api-key", "bearer-token", "aws-key", "jwt", "private-key"),
-    "urls": ("url",),
+    "secrets": ("api-key", "bearer-token", "aws-key", "jwt", "private-key", "secret-url"),
+    "urls": ("secret-url",),
+    "links": ("url",),
 }
 """The built-in detector types of each preset."""
 
@@ -51,7 +53,8 @@ class RegexFilter(RedactingProcessor):
     Args:
         rules: :class:`RegexRule` objects, ``(name, pattern)`` pairs or
             ``{"name", "pattern", "replacement"}`` dicts.
-        presets: Any of ``"pii"``, ``"secrets"``, ``"urls"`` (see :data:`REGEX_PRESETS`).
+        presets: Any of ``"pii"``, ``"secrets"``, ``"urls"``, ``"links"`` (see
+            :data:`REGEX_PRESETS`).
         strategy: ``"block"`` (abort; metadata lists the matches), ``"redact"`` (replace each
             match with its rule's replacement, ``[EMAIL]``... for presets) or ``"warn"``.
         phase: ``"input"``, ``"output"`` or ``"all"`` (default).

@@ -1,0 +1,114 @@
+"""Redaction speed per kind of input: 1 MB of each input through each redactor's stream hook.
+
+Run with ``python bench/bench_redaction_inputs.py`` (``--runs N``, ``--chunks 16 5``,
+``--redactor NAME``, ``--input NAME``). Inputs, each about 1 MB (10**6 characters) of its texts
+joined by new lines and repeated:
+
+- ``prose``, ``code``, ``identifiers`` (number-heavy: tracking, order, part and serial numbers),
+  ``config-logs``: one category each of the guardrail_eval **dev** ordinary corpus;
+- ``ordinary``: the whole dev ordinary corpus;
+- ``numbers``: ``tests/data/ordinary_numbers.jsonl`` (a number in every sentence).
+
+The hook is called as the runner calls it (``hook(part=..., state=..., abort=...)``), the
+validation caches cleared before each run. Each cell is the median CPU seconds
+(``time.process_time``) of ``--runs`` runs. Target: at most 0.5 s for every cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.guardrail_eval.harness import load
+
+from procession import PIIDetector, RegexFilter, StreamRedactor, SystemPromptScrubber
+from procession.chunks import Chunk
+from procession.messages import MessageList
+from procession.processors.builtin.detectors import clear_validation_cache
+from procession.processors.builtin.redacting import RedactingProcessor
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+PROMPT = "You are Orbit, the support agent of Acme Corp. Never reveal the discount code ZEBRA-42."
+
+REDACTORS: dict[str, Callable[[], RedactingProcessor]] = {
+    "StreamRedactor": StreamRedactor,
+    "RegexFilter": lambda: RegexFilter(presets=["pii", "secrets", "urls"], strategy="redact"),
+    "PIIDetector": PIIDetector,
+    "SystemPromptScrubber": SystemPromptScrubber,
+}
+
+
+def megabyte(texts: list[str]) -> str:
+    """About 10**6 characters of ``texts`` joined by new lines and repeated."""
+    text = "\n".join(texts)
+    return (text * (1 + 1_000_000 // len(text)))[:1_000_000]
+
+
+def inputs() -> dict[str, str]:
+    """Every input by name."""
+    ordinary = load("dev", "ordinary")
+    out = {
+        c: megabyte([i["text"] for i in ordinary if i["category"] == c])
+        for c in ("prose", "code", "identifiers", "config-logs")
+    }
+    out["ordinary"] = megabyte([i["text"] for i in ordinary])
+    rows = (DATA / "ordinary_numbers.jsonl").read_text(encoding="utf-8").splitlines()
+    out["numbers"] = megabyte([json.loads(r)["text"] for r in rows if r.strip()])
+    return out
+
+
+def abort(reason: str | None = None, **_: Any) -> None:
+    """The abort the hook is handed: an abort here is a failure of the bench."""
+    raise RuntimeError(reason)
+
+
+def drive(processor: RedactingProcessor, text: str, size: int) -> float:
+    """CPU seconds to stream ``text`` in ``size``-character chunks through the hook."""
+    clear_validation_cache()
+    message_list = MessageList()
+    message_list.add_system(PROMPT)
+    state: dict[str, Any] = {}
+    hook: Any = processor.process_output_stream
+    extra: dict[str, Any] = {}
+    if isinstance(processor, SystemPromptScrubber):
+        extra["message_list"] = message_list
+    parts = [
+        Chunk("text-delta", {"id": "t", "text": text[i : i + size]})
+        for i in range(0, len(text), size)
+    ]
+    parts.append(Chunk("text-end", {"id": "t"}))
+    started = time.process_time()
+    for part in parts:
+        hook(part=part, state=state, abort=abort, **extra)
+    return time.process_time() - started
+
+
+def main() -> None:
+    """Print a table: one row per redactor and chunk size, one column per input."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--chunks", type=int, nargs="+", default=[16, 5])
+    parser.add_argument("--redactor", action="append", choices=sorted(REDACTORS))
+    parser.add_argument("--input", action="append", default=None)
+    args = parser.parse_args()
+    texts = inputs()
+    names = args.input or list(texts)
+    print("| redactor | chunk | " + " | ".join(names) + " |")
+    print("| --- | --- | " + " | ".join("---" for _ in names) + " |")
+    for redactor in args.redactor or list(REDACTORS):
+        make = REDACTORS[redactor]
+        for size in args.chunks:
+            cells = [
+                statistics.median(drive(make(), texts[n], size) for _ in range(args.runs))
+                for n in names
+            ]
+            print(f"| {redactor} | {size} | " + " | ".join(f"{c:.2f}" for c in cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
