@@ -33,6 +33,7 @@ from procession.processors.builtin.detectors import (
     count_digits,
     matching_text,
 )
+from procession.processors.builtin.phones import label_start
 
 __all__ = [
     "DEFAULT_HOLD",
@@ -311,7 +312,7 @@ def _superset_start(norm: str, offset: int) -> int:
     begin = norm.rfind("-----BEGIN", offset)
     if 0 <= begin < start and norm.find("-----END", begin) < 0:
         start = begin
-    return start
+    return label_start(norm, start, offset)  # "tracking: ", "订单号": read with the number
 
 
 def _joinable(token: str) -> int:
