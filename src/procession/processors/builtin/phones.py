@@ -172,13 +172,14 @@ _CJK_LABELS = (
 )  # fmt: skip
 _FILLER = r"(?:[ \t:#.]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
 _LABEL_END = re.compile(
-    r"(?:(?<![A-Za-z])(?i:"
+    r"(?:(?<![A-Za-z])(?:"
     + "|".join(sorted((re.escape(w) for w in NUMBER_LABELS), key=len, reverse=True))
     + ")"
     + _FILLER
-    + "|"
+    + "|(?:"
     + "|".join(_CJK_LABELS)
-    + r"[号號]?)[ \t:#.\uff1a\u2116\uff03]*\Z"
+    + r")[号號]?)[ \t:#.\uff1a\u2116\uff03]*\Z",
+    re.IGNORECASE,
 )
 """A label of another kind of number ending a text (``tracking number: ``, ``订单号``)."""
 
@@ -206,6 +207,7 @@ _CURRENCY = "$€£¥₹#"
 def clear_phone_cache() -> None:
     """Forget cached verdicts (for benchmarks that replay the same numbers)."""
     _first_phone.cache_clear()
+    _valid_international.cache_clear()
     _valid_in_regions.cache_clear()
 
 
@@ -429,9 +431,9 @@ def _regrouped(chunks: list[str], separators: str) -> bool:
     """A number split into equal chunks over lines, cells, tabs, commas or space runs."""
     if len(chunks) < 2:
         return False
-    size = len(chunks[0])
-    if not 3 <= size <= 6 or any(len(c) != size for c in chunks[1:-1]):
-        return False
+    size = len(chunks[1]) if len(chunks) > 2 else len(chunks[0])
+    if not 3 <= size <= 6 or len(chunks[0]) > size or any(len(c) != size for c in chunks[1:-1]):
+        return False  # the first chunk may be shorter: "+44 | 7700 | ..."
     if len(chunks[-1]) > size:
         return False
     if all(c.isdigit() and len(c) == 3 for c in chunks) and (
@@ -489,6 +491,7 @@ def _has_country_code(number: str) -> bool:
     return any(int(number[:size]) in COUNTRY_CODE_TO_REGION_CODE for size in (1, 2, 3))
 
 
+@lru_cache(maxsize=8192)
 def _valid_international(number: str) -> bool:
     """``+<number>`` fits a number pattern of its country (or does with 1-2 digits less:
     a digit written right after it)."""
