@@ -184,10 +184,33 @@ _LABEL_END = re.compile(
 """A label of another kind of number ending a text (``tracking number: ``, ``订单号``)."""
 
 
+_LABEL_TAIL = " \t:#.\uff1a\u2116\uff03"
+_FILLER_WORDS = frozenset(
+    ("number", "numbers", "no", "nos", "nr", "num", "nummer", "numero", "número", "code", "id")
+)
+_CJK_ENDS = (
+    tuple(_CJK_LABELS)
+    + tuple(label + "号" for label in _CJK_LABELS)
+    + tuple(label + "號" for label in _CJK_LABELS)
+)
+
+
 def label_start(text: str, start: int, offset: int = 0) -> int:
     """``start`` moved back over a label of another kind of number right before it, so that
     a stream holds the label with its number and the phone detector reads both."""
     low = max(offset, start - 32)
+    tail = text[low:start].rstrip(_LABEL_TAIL)
+    if not tail:
+        return start
+    if tail[-1].isascii():
+        at = len(tail)
+        while at > 0 and (tail[at - 1].isalpha() or tail[at - 1] == "/"):
+            at -= 1
+        word = tail[at:].lower()
+        if word not in NUMBER_LABELS and word not in _FILLER_WORDS:
+            return start  # most text: the word before is no label (one set look-up)
+    elif not tail.endswith(_CJK_ENDS):
+        return start
     found = _LABEL_END.search(text, low, start)
     return found.start() if found is not None else start
 
