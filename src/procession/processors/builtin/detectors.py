@@ -27,8 +27,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from procession.processors.builtin import national_ids
+from procession.processors.builtin import national_ids, phones
 from procession.processors.builtin.ip_rules import VERSION_CONTEXT, ipv4_value
+from procession.processors.builtin.phones import DEFAULT_PHONE_REGIONS, phone_validator
 from procession.processors.builtin.url_secrets import (
     SECRET_URL_PATTERN,
     SECRET_URL_SKETCH,
@@ -49,6 +50,7 @@ __all__ = [
     "detectors_for",
     "matching_text",
     "phone_validator",
+    "PhoneDetector",
 ]
 
 DIGITS6 = r"[0-9](?:[ .\-()/]{0,2}[0-9]){5}"
@@ -423,94 +425,6 @@ def _ip(text: str) -> int:
     return len(text)
 
 
-DEFAULT_PHONE_REGIONS: tuple[str, ...] = (
-    "US", "GB", "CN", "TW", "HK", "JP", "KR", "SG", "IN", "DE", "FR", "ES", "IT", "BR", "AU",
-)  # fmt: skip
-"""Regions a phone number without a ``+`` country code is checked against."""
-
-_DATE_LIKE = re.compile(
-    r"(?:19|20)[0-9]{2}[ .\-/][0-9]{1,2}[ .\-/][0-9]{1,2}"
-    r"|[0-9]{1,2}[ .\-/][0-9]{1,2}[ .\-/](?:19|20)[0-9]{2}"
-)
-_GROUPS = re.compile(r"[0-9]+")
-_DASHED = re.compile(r"[\-()]")
-_DOTTED = re.compile(r"\(?[0-9]{3}\)?\.[0-9]{3}\.[0-9]{4}")
-_BAD_GROUP = re.compile(r"[0-9]{5}|[^0-9][0-9](?![0-9])")
-"""A group of five digits or more, or of one digit after the first: a national number
-written that way is not a phone number (the first group may be a lone ``1``)."""
-
-
-def _phone_shape(candidate: str, international: bool) -> bool:
-    """Whether ``candidate`` is written the way phone numbers are written."""
-    if "." in candidate and not _DOTTED.fullmatch(candidate):
-        return False
-    if not international and _BAD_GROUP.search(candidate):
-        return False  # what the group rules below say, found in one pass: most numbers stop
-    if _DATE_LIKE.search(candidate):
-        return False
-    groups = [len(g) for g in _GROUPS.findall(candidate)]
-    if international:  # +81 3-1234-5678: a one-digit area code after the country code
-        return len(groups) <= 2 or min(groups[2:]) >= 2
-    if len(groups) > 3 and groups[0] == 1 and candidate[0] == "1":  # 1-800-917-4108
-        groups = groups[1:]
-    if len(groups) < 2 or min(groups) < 2 or max(groups) > 4 or sum(groups) < 8:
-        return False
-    if groups == [3, 2, 4]:  # 536-90-4399 is written as an SSN
-        return False
-    if groups[-1] < 3 and len(groups) < 4:  # 1341-3013-42 is a reference, 91 728 54 56 not
-        return False
-    return not (groups[0] == 4 and candidate[:2] in ("19", "20") and len(groups) == 2)
-
-
-def phone_validator(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Validator:
-    """A validator for phone candidates, checking numbers without ``+`` against ``regions``.
-
-    Numbers must be written the way people write phone numbers: with a ``+``/``00`` country
-    code, or in groups of two to four digits separated by spaces, dashes or parentheses (dots
-    only as ``415.555.0100``); a bare run of digits is an order number or an id far more
-    often than a phone number. Dates are rejected. A number followed by an unrelated number
-    (``415-555-0100 24``) is cut back only when its own separators are not plain spaces.
-    """
-    region_list = tuple(regions)
-
-    def validate(text: str) -> int:
-        # A candidate holds digits, separators and a leading "+" only: its length in digits
-        # is its count of digits. Without a space only the whole text can count (a shorter
-        # candidate must be followed by one): most candidates take this path.
-        if " " not in text:
-            if not 7 <= count_digits(text) <= 15:
-                return 0
-            international = text.startswith(("+", "00"))
-            if not _phone_shape(text, international):
-                return 0
-            return (
-                len(text) if _valid_phone(_phonenumbers(), text, international, region_list) else 0
-            )
-        for length in _groups_prefixes(text):
-            candidate = text[:length]
-            if length < len(text) and (
-                text[length] != " "
-                or not (candidate.startswith(("+", "00")) or _DASHED.search(candidate))
-            ):
-                continue  # "9400 2953 7744 0640" is not a phone number and a tail
-            if not 7 <= count_digits(candidate) <= 15:
-                continue
-            international = candidate.startswith(("+", "00"))
-            if not _phone_shape(candidate, international):
-                continue
-            if _valid_phone(_phonenumbers(), candidate, international, region_list):
-                return length
-        return 0
-
-    return validate
-
-
-def _phonenumbers() -> Any:
-    import phonenumbers
-
-    return phonenumbers
-
-
 def count_digits(text: str) -> int:
     """How many ASCII digits ``text`` holds (one C pass: in UTF-8 no other character has
     such a byte)."""
@@ -518,94 +432,9 @@ def count_digits(text: str) -> int:
     return len(data) - len(data.translate(None, b"0123456789"))
 
 
-@lru_cache(maxsize=4096)
-def _valid_phone(
-    phonenumbers: object, candidate: str, international: bool, regions: tuple[str, ...]
-) -> bool:
-    """Whether ``candidate`` is a valid number (cached: a conversation repeats its numbers)."""
-    parse = phonenumbers.parse  # type: ignore[attr-defined]
-    is_valid = phonenumbers.is_valid_number  # type: ignore[attr-defined]
-    digits = _NOT_DIGITS.sub("", candidate)
-    if international:
-        if not _may_be_international(digits[2:] if candidate.startswith("00") else digits):
-            return False
-        text = "+" + candidate[2:] if candidate.startswith("00") else candidate
-        try:
-            return bool(is_valid(parse(text, None)))
-        except Exception:
-            return False
-    for region in regions:
-        if not _may_be_national(digits, region):
-            continue
-        try:
-            if is_valid(parse(candidate, region)):
-                return True
-        except Exception:
-            continue
-    return False
-
-
-_NOT_DIGITS = re.compile(r"[^0-9]")
-
-
-@lru_cache(maxsize=512)
-def _region_shape(region: str) -> tuple[re.Pattern[str], re.Pattern[str] | None, str] | None:
-    """A region's pattern of every national number it issues, its national-prefix pattern
-    and prefix (``None``: a region whose numbers need more than that to be parsed)."""
-    from phonenumbers import PhoneMetadata
-
-    meta: Any = PhoneMetadata.metadata_for_region(region)
-    if meta is None or meta.general_desc is None or meta.national_prefix_transform_rule:
-        return None
-    pattern = meta.general_desc.national_number_pattern
-    if not pattern:
-        return None
-    strip = meta.national_prefix_for_parsing
-    return re.compile(pattern), re.compile(strip) if strip else None, meta.national_prefix or ""
-
-
-def _may_be_national(digits: str, region: str) -> bool:
-    """A cheap necessary condition of ``parse`` + ``is_valid_number`` for ``region``: the
-    number, with or without its national prefix, has the shape of the region's numbers
-    (``phonenumbers`` costs about half a millisecond a region; this, a few microseconds)."""
-    shape = _region_shape(region)
-    if shape is None:
-        return True
-    pattern, strip, prefix = shape
-    if pattern.fullmatch(digits):
-        return True
-    if prefix and digits.startswith(prefix) and pattern.fullmatch(digits, len(prefix)):
-        return True
-    if strip is not None:
-        found = strip.match(digits)
-        if found is not None and found.end() and pattern.fullmatch(digits, found.end()):
-            return True
-        if found is not None and found.lastindex:  # a transform we do not model: ask
-            return True
-    return False
-
-
-def _may_be_international(digits: str) -> bool:
-    """Likewise for ``+<country code><national number>``."""
-    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
-
-    for size in (1, 2, 3):
-        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(digits[:size] or "0"))
-        if not regions:
-            continue
-        rest = digits[size:]
-        for region in regions:
-            shape = _region_shape(region) if region != "001" else None
-            if shape is None or shape[0].fullmatch(rest):
-                return True
-            if shape[2] and rest.startswith(shape[2]) and shape[0].fullmatch(rest, 1):
-                return True  # +39 06..., +44 (0)20...: a national prefix kept
-    return False
-
-
 def clear_validation_cache() -> None:
     """Forget cached phone-number verdicts (for benchmarks that replay the same numbers)."""
-    _valid_phone.cache_clear()
+    phones.clear_phone_cache()
 
 
 # -- the built-in detectors -------------------------------------------------------------------
@@ -771,15 +600,23 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
     return {**_personal(), **_secrets(), **_network(), "national-id": _national_ids()}
 
 
-_PHONE_REST = r"[0-9 .\-()]{5,22}[0-9]\)?(?![0-9])"
-_PHONE_SHAPE = (
-    r"[(+0-9](?<![0-9][(+0-9])(?:[0-9]{1,3}[ \-()]+[0-9]{2,4}(?![0-9])"
-    r"|[0-9]{2,3}\)?\.[0-9]{3}\.[0-9]{4}|(?<=\+)[0-9(]|(?<=0)0[0-9(])"
-)
-"""What every number `phone_validator` accepts holds: a ``+`` or ``00`` country code, a
-dotted ``415.555.0100``, or two groups of two to four digits apart (text with numbers
-mostly holds none: decimals, ISBNs, long ids). It starts where a group starts, with a
-class, so that ``re`` skips to the candidates."""
+@dataclass(frozen=True, slots=True)
+class PhoneDetector(Detector):
+    """The phone-number detector: a run of digit groups, cut into the numbers it holds and
+    judged with the text around it (see :mod:`procession.processors.builtin.phones`)."""
+
+    def find(
+        self,
+        text: str,
+        pos: int = 0,
+        endpos: int | None = None,
+        first: re.Match[str] | None = None,
+    ) -> list[Detection]:
+        """Phone numbers in ``text`` (the matching copy) starting in ``[pos, endpos)``."""
+        limit = len(text) if endpos is None else endpos
+        validate = self.validate if self.validate is not None else phones.phone_validator()
+        spans = phones.find_phones(text, pos, limit, first, self.compiled, validate)
+        return [Detection(self.type, a, b, text[a:b]) for a, b in spans if a < limit]
 
 
 def _personal() -> dict[str, tuple[Detector, ...]]:
@@ -832,15 +669,12 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         min_digits=9,
         resume=national_ids.ID_RUN_RESUME,
     )
-    phone = Detector(
+    phone = PhoneDetector(
         "phone",
-        # (?<![0-9A-Za-z+])(?<![0-9][ .\-])(?:\+|00)?\(?[0-9]<rest>, led by its first character
-        _lead("[+(0-9]", "[0-9A-Za-z+]", r"[0-9][ .\-]")
-        + rf"(?:(?<=\+)\(?[0-9]{_PHONE_REST}|(?<=\()[0-9]{_PHONE_REST}"
-        rf"|(?<=0)0\(?[0-9]{_PHONE_REST}|(?<=[0-9]){_PHONE_REST})",
-        r"(?<![0-9A-Za-z+])(?<![0-9][ .\-])[+(0-9][0-9 .\-()]{0,26}\Z",
-        phone_validator(),
-        trigger=_PHONE_SHAPE,
+        phones.PHONE_PATTERN,
+        phones.PHONE_PREFIX,
+        phones.phone_validator(),
+        trigger="",
         min_digits=7,
     )
     return {

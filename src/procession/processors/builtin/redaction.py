@@ -33,6 +33,7 @@ from procession.processors.builtin.detectors import (
     count_digits,
     matching_text,
 )
+from procession.processors.builtin.phones import label_start
 
 __all__ = [
     "DEFAULT_HOLD",
@@ -324,7 +325,7 @@ def _superset_start(norm: str, offset: int) -> int:
         head = _LOWER_IBAN.search(norm, low)  # an IBAN in lower case: its groups of letters
         if head is not None and head.start() < start:  # are held with it
             start = head.start()
-    return start
+    return label_start(norm, start, offset)  # "tracking: ", "订单号": read with the number
 
 
 _TWO_DIGITS = re.compile("[0-9]{2}")

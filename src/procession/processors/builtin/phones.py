@@ -1,0 +1,553 @@
+"""Phone numbers: candidates found in one regular-expression pass, judged by how they are written.
+
+A candidate is a run of digit groups joined by the separators people and generators put in
+phone numbers (spaces, ``- . / ( )``, and the line breaks, tabs, table bars, commas and
+space runs of a number split over lines or cells), perhaps led by ``+``. A run is cut into
+the numbers it holds (two in a row, a digit or a date right after) and each is judged:
+
+- with a ``+`` or ``00`` country code, by ``phonenumbers``' metadata (the national number
+  fits one of the country's number patterns, with or without its national prefix); a
+  ``+<country code>`` with 8 to 15 digits that no pattern fits is still a phone number when
+  it ends where the run or a clear break ends;
+- without one, by its shape: 8 to 15 digits (12 written compactly) grouped the way phone
+  numbers are grouped, not a date, a version, an IPv4 address or a thousands-separated
+  amount, and not right after a word naming another kind of number (``tracking``, ``ISSN``,
+  ``order`` ...). Nearly every 8-10 digit string is a valid national number of some region,
+  so "valid somewhere" says nothing; with ``phone_regions`` given, the number must also be
+  valid in one of those regions (``phonenumbers.is_valid_number``).
+
+Verdicts are cached per run text: a conversation repeating its numbers pays once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import Any
+
+__all__ = [
+    "DEFAULT_PHONE_REGIONS",
+    "label_start",
+    "NUMBER_LABELS",
+    "PHONE_PATTERN",
+    "PHONE_PREFIX",
+    "clear_phone_cache",
+    "find_phones",
+    "phone_validator",
+]
+
+DEFAULT_PHONE_REGIONS: tuple[str, ...] = (
+    "US", "GB", "CN", "TW", "HK", "JP", "KR", "SG", "IN", "DE", "FR", "ES", "IT", "BR", "AU",
+)  # fmt: skip
+"""A list of regions to pass as ``phone_regions`` for the former behaviour: national numbers
+(no ``+``) must then be valid in one of them. By default every region counts."""
+
+_SEP = r"[ \t\n|.\-/,()]"
+_LEAD = r"[+(0-9](?<![0-9A-Za-z+][+(0-9])(?<![0-9][.\-/,][+(0-9])(?<![A-Za-z][\-_/#.][+(0-9])"
+PHONE_PATTERN = rf"{_LEAD}(?:(?<=[+(])[0-9]|(?<=[0-9]))(?:{_SEP}{{1,7}}[0-9]|[0-9]){{6,}}"
+"""A run of at least seven digits in groups, perhaps led by ``+`` or ``(``: one search over
+the text finds every candidate (it starts with a class: ``re`` skips to it in C)."""
+
+PHONE_PREFIX = r"(?<![0-9A-Za-z])[+(0-9][0-9 \t\n|.\-/,()+]{0,80}\Z"
+"""What more text could still turn into a phone number: held back by a stream."""
+
+NUMBER_LABELS: frozenset[str] = frozenset(
+    [
+        "tracking",
+        "track",
+        "trackingnumber",
+        "sendung",
+        "sendungsnummer",
+        "paketnummer",
+        "suivi",
+        "colis",
+        "envio",
+        "envío",
+        "seguimiento",
+        "rastreo",
+        "spedizione",
+        "awb",
+        "waybill",
+        "parcel",
+        "shipment",
+        "consignment",
+        "fedex",
+        "ups",
+        "usps",
+        "dhl",
+        "gls",
+        "dpd",
+        "tnt",
+        "postnl",
+        "bpost",
+        "colissimo",
+        "order",
+        "ordine",
+        "commande",
+        "pedido",
+        "bestellung",
+        "bestellnummer",
+        "auftrag",
+        "auftragsnummer",
+        "invoice",
+        "inv",
+        "rechnung",
+        "rechnungsnummer",
+        "facture",
+        "factura",
+        "fattura",
+        "receipt",
+        "ref",
+        "reference",
+        "referenz",
+        "référence",
+        "referencia",
+        "riferimento",
+        "ticket",
+        "case",
+        "issn",
+        "isbn",
+        "ean",
+        "upc",
+        "gtin",
+        "asin",
+        "sku",
+        "imei",
+        "imsi",
+        "iccid",
+        "meid",
+        "serial",
+        "seriennummer",
+        "sn",
+        "s/n",
+        "lot",
+        "batch",
+        "part",
+        "p/n",
+        "pn",
+        "model",
+        "version",
+        "ver",
+        "build",
+        "release",
+        "port",
+        "pid",
+        "uid",
+        "account",
+        "acct",
+        "kontonummer",
+        "customer",
+        "kunde",
+        "kundennummer",
+        "contract",
+        "vertrag",
+        "policy",
+        "claim",
+        "booking",
+        "buchungsnummer",
+        "confirmation",
+        "pnr",
+        "transaction",
+        "txn",
+        "payment",
+        "zahlung",
+        "zip",
+        "postcode",
+        "postal",
+        "plz",
+        "cep",
+        "timestamp",
+        "epoch",
+        "ts",
+    ]
+)
+"""Words naming another kind of number: a number right after one is not a phone number."""
+
+_CJK_LABELS = (
+    "订单", "訂單", "单号", "單號", "运单", "運單", "快递", "快遞", "物流", "追踪", "追蹤", "发票",
+    "發票", "编号", "編號", "序列号", "序號", "批号", "批號", "邮编", "郵遞區號", "注文", "伝票",
+    "追跡", "問い合わせ番号", "製造番号", "シリアル", "型番", "郵便番号", "주문", "송장", "운송장",
+    "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号",
+)  # fmt: skip
+_FILLER = r"(?:[ \t:#.]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
+_LABEL_END = re.compile(
+    r"(?:(?<![A-Za-z])(?:"
+    + "|".join(sorted((re.escape(w) for w in NUMBER_LABELS), key=len, reverse=True))
+    + ")"
+    + _FILLER
+    + "|(?:"
+    + "|".join(_CJK_LABELS)
+    + r")[号號]?)[ \t:#.\uff1a\u2116\uff03]*\Z",
+    re.IGNORECASE,
+)
+"""A label of another kind of number ending a text (``tracking number: ``, ``订单号``)."""
+
+
+_LABEL_TAIL = " \t:#.\uff1a\u2116\uff03"
+_FILLER_WORDS = frozenset(
+    ("number", "numbers", "no", "nos", "nr", "num", "nummer", "numero", "número", "code", "id")
+)
+_CJK_ENDS = (
+    tuple(_CJK_LABELS)
+    + tuple(label + "号" for label in _CJK_LABELS)
+    + tuple(label + "號" for label in _CJK_LABELS)
+)
+
+
+def label_start(text: str, start: int, offset: int = 0) -> int:
+    """``start`` moved back over a label of another kind of number right before it, so that
+    a stream holds the label with its number and the phone detector reads both."""
+    low = max(offset, start - 32)
+    tail = text[low:start].rstrip(_LABEL_TAIL)
+    if not tail:
+        return start
+    if tail[-1].isascii():
+        at = len(tail)
+        while at > 0 and (tail[at - 1].isalpha() or tail[at - 1] == "/"):
+            at -= 1
+        word = tail[at:].lower()
+        if word not in NUMBER_LABELS and word not in _FILLER_WORDS:
+            return start  # most text: the word before is no label (one set look-up)
+    elif not tail.endswith(_CJK_ENDS):
+        return start
+    found = _LABEL_END.search(text, low, start)
+    return found.start() if found is not None else start
+
+
+_WORD = re.compile(r"[A-Za-z\u00c0-\u024f/]+")
+_GROUPS = re.compile(r"[0-9]+")
+_REGROUP = re.compile(r"[\t\n|,]| {3,}")
+_STRONG = re.compile(r" {2,}|/ | /|\s\(|\+")
+_HARD = re.compile(r"[,.](?: (?!\|)|\n|\t)|\n\s*\n|[,.]{2}")
+_CHUNK = re.compile(r"\s*[\t\n|,]\s*| {3,}")
+_NON_DIGITS = re.compile(r"[^0-9]+")
+_ADVANCE = re.compile(r" {2,}|/ | /|\s\(|\+|[\t\n|,]")
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}")
+_CURRENCY = "$€£¥₹#"
+
+
+def clear_phone_cache() -> None:
+    """Forget cached verdicts (for benchmarks that replay the same numbers)."""
+    _first_phone.cache_clear()
+    _valid_international.cache_clear()
+    _valid_in_regions.cache_clear()
+
+
+def phone_validator(regions: Sequence[str] | None = None) -> Callable[[str], int]:
+    """A validator: the length of the phone number a run starts with (0: none).
+
+    ``regions``: national numbers (no ``+``/``00``) must also be valid in one of them;
+    ``None`` (the default) judges them by their shape alone, whatever their region.
+    """
+    region_list = tuple(regions) if regions is not None else None
+
+    def validate(text: str) -> int:
+        return _first_phone(text, region_list)
+
+    return validate
+
+
+def _glued_end(text: str, start: int, end: int) -> int:
+    """Where a run glued to a word ends once its last group is dropped (``... 092 3x``),
+    or ``start`` when nothing is left."""
+    run = text[start:end]
+    cut = max(run.rfind(" "), run.rfind("\t"))
+    return start + len(run[:cut].rstrip(" \t")) if cut > 0 else start
+
+
+def find_phones(
+    text: str,
+    pos: int,
+    limit: int,
+    first: re.Match[str] | None,
+    compiled: re.Pattern[str],
+    validate: Callable[[str], int],
+) -> list[tuple[int, int]]:
+    """Spans of phone numbers starting in ``[pos, limit)`` of ``text`` (the matching copy)."""
+    out: list[tuple[int, int]] = []
+    match = first if first is not None else compiled.search(text, pos)
+    while match is not None and match.start() < limit:
+        start, found = match.span()
+        end = _glued_end(text, start, found) if _glued(text, found) else found
+        if end > start and _context_allows(text, start, end):
+            _spans_in_run(text, start, end, validate, out)
+        match = compiled.search(text, found)
+    return out
+
+
+def _spans_in_run(
+    text: str, start: int, end: int, validate: Callable[[str], int], out: list[tuple[int, int]]
+) -> None:
+    """The numbers one run holds: each found from the start or after a clear break."""
+    run = text[start:end]
+    at = 0
+    while at < len(run):
+        length = validate(run[at:])
+        if length:
+            out.append((start + at, start + at + length))
+            nxt = _GROUPS.search(run, at + length)
+            if nxt is None:
+                return
+            at = nxt.start() - (1 if run[nxt.start() - 1] in "+(" else 0)
+            continue
+        brk = _ADVANCE.search(run, at + 1)
+        if brk is None:
+            return
+        at = brk.end() - (1 if run[brk.end() - 1] in "+(" else 0)
+        if not run[at : at + 1].strip():
+            at = brk.end()
+
+
+def _glued(text: str, end: int) -> bool:
+    """Whether a letter follows the run (``...4227-a8bf``, ``3x``): part of a word."""
+    after = text[end : end + 2]
+    if after[:1].isascii() and after[:1].isalpha():
+        return True
+    return bool(after) and after[0] in "-/." and after[1:2].isascii() and after[1:2].isalpha()
+
+
+def _context_allows(text: str, start: int, end: int) -> bool:
+    """Not an amount, not code's ``= <number>``, not right after a label of another number."""
+    after = text[end : end + 1]
+    if (after and after in "%€$") or (start and text[start - 1] in _CURRENCY):
+        return False
+    if text[start] == "+":
+        return True  # a country code: a phone number, whatever the words before
+    if _LABEL_END.search(text, max(0, start - 32), start) is not None:
+        return False
+    if not text[max(0, start - 24) : start].rstrip(" ").endswith("="):
+        return True
+    # code's ``timeout = 1000000000``: a number assigned without a country code, unless the
+    # name says phone (``phone=``)
+    words = _WORD.findall(text, max(0, start - 24), start)
+    return bool(words) and words[-1].lower().startswith(("phone", "tel", "mobil", "fax"))
+
+
+@lru_cache(maxsize=8192)
+def _first_phone(run: str, regions: tuple[str, ...] | None) -> int:
+    """The length of the phone number ``run`` starts with (0: none)."""
+    hard = _HARD.search(run)
+    if hard is not None:
+        run = run[: hard.start()]
+    if _REGROUP.search(run):
+        chunks = [c for c in _CHUNK.split(run) if c]
+        if _regrouped(chunks, run):
+            return _judge(run, regions, regrouped=True)
+        run = run[: _REGROUP.search(run).start()].rstrip(" ")  # type: ignore[union-attr]
+    return _judge(run, regions, regrouped=False)
+
+
+def _judge(
+    run: str, regions: tuple[str, ...] | None, *, regrouped: bool, national: bool = False
+) -> int:
+    """The phone number ``run`` starts with, its separators already classified."""
+    groups = [m.span() for m in _GROUPS.finditer(run)]
+    if not groups:
+        return 0
+    international = not national and (
+        run.startswith("+") or (run.startswith("00") and groups[0][1] - groups[0][0] > 2)
+    )
+    digits = [run[a:b] for a, b in groups]
+    if regrouped:
+        if _accept(run, digits, international, regions, regrouped=True):
+            return groups[-1][1]
+        return _fallback(run, groups, digits) if international else 0
+    count = len(groups)
+    for j in range(count, 0, -1):
+        if j < count and not _can_cut(run, groups, j, international, digits):
+            continue
+        part_end = groups[j - 1][1]
+        if _accept(run[:part_end], digits[:j], international, regions, regrouped=False):
+            return _closing(run, part_end)
+    found = _fallback(run, groups, digits) if international else 0
+    if not found and international and run.startswith("00"):
+        return _judge(run, regions, regrouped=regrouped, national=True)  # 02-2644-7470
+    return found
+
+
+def _fallback(run: str, groups: list[tuple[int, int]], digits: list[str]) -> int:
+    """A country code and a plausible length: the longest such number the run starts with."""
+    for j in range(len(groups), 0, -1):
+        number = "".join(digits[:j])
+        if number.startswith("00"):
+            number = number[2:]
+        if 8 <= len(number) <= 15 and _has_country_code(number):
+            return _closing(run, groups[j - 1][1])
+    return 0
+
+
+def _closing(run: str, end: int) -> int:
+    return end + 1 if run[end : end + 1] == ")" else end
+
+
+def _kind(sep: str) -> str:
+    core = sep.strip(" ")
+    if not core:
+        return " " if len(sep) == 1 else "  "
+    return core
+
+
+def _can_cut(
+    run: str, groups: list[tuple[int, int]], j: int, international: bool, digits: list[str]
+) -> bool:
+    """Whether a number may end after group ``j - 1`` with more digits after it."""
+    if international:
+        return True
+    sep = run[groups[j - 1][1] : groups[j][0]]
+    if " " in sep and sum(len(d) for d in digits[j:]) <= 4:
+        return True  # a digit, a date or a count right after: "2 times", "11/27"
+    if _STRONG.fullmatch(sep) or "+" in sep:
+        return True
+    inner = {_kind(run[groups[i][1] : groups[i + 1][0]]) for i in range(j - 1)}
+    return _kind(sep) not in inner
+
+
+def _accept(
+    part: str,
+    digits: list[str],
+    international: bool,
+    regions: tuple[str, ...] | None,
+    *,
+    regrouped: bool,
+) -> bool:
+    number = "".join(digits)
+    if international:
+        national = number[2:] if number.startswith("00") else number
+        if not 7 <= len(national) <= 15:
+            return False
+        return _valid_international(national)
+    if not 8 <= len(number) <= 15:
+        return False
+    if not regrouped and not _national_shape(part, digits):
+        return False
+    return regions is None or _valid_in_regions(part, regions)
+
+
+def _national_shape(part: str, digits: list[str]) -> bool:
+    """Whether a number without a country code is written the way phone numbers are."""
+    count = len(digits)
+    if count == 1:
+        number = digits[0]
+        if len(number) == 10 and number[0] == "1":
+            return False  # a Unix time in seconds (2001-2033); no NANP number starts with 1
+        return len(number) <= 12 and len(set(number)) > 2
+    seps = [m.group() for m in _NON_DIGITS.finditer(part.lstrip("+("))][: count - 1]
+    sizes = [len(d) for d in digits]
+    if count >= 3 and len(set(seps)) == 1 and set(sizes[:-1]) == {4} and sizes[-1] < 4:
+        return True  # 8613-1234-5580-4: regrouped in fours, a shorter tail
+    if min(sizes[1:]) < 2 or max(sizes) > 8:
+        return False
+    if any("." in s for s in seps):
+        if count < 3 or min(sizes) < 2:
+            return False
+        if count == 4 and all(len(d) <= 3 and int(d) <= 255 for d in digits):
+            return False  # an IPv4 address
+    if _date_like(digits, seps):
+        return False
+    if sizes in ([3, 2, 4], [5, 4]) and all(s == "-" for s in seps):
+        return False  # an SSN's shape, a ZIP+4 code
+    return not (count == 2 and sizes[0] == 4 and _YEAR.fullmatch(digits[0]))
+
+
+def _regrouped(chunks: list[str], separators: str) -> bool:
+    """A number split into equal chunks over lines, cells, tabs, commas or space runs."""
+    if len(chunks) < 2:
+        return False
+    size = len(chunks[1]) if len(chunks) > 2 else len(chunks[0])
+    if not 3 <= size <= 6 or len(chunks[0]) > size or any(len(c) != size for c in chunks[1:-1]):
+        return False  # the first chunk may be shorter: "+44 | 7700 | ..."
+    if len(chunks[-1]) > size:
+        return False
+    if all(c.isdigit() and len(c) == 3 for c in chunks) and (
+        "," in separators or all(c.endswith("0") for c in chunks)
+    ):
+        return False  # 123,456,789: thousands; 100 | 200 | 300: a column of amounts
+    return sum(1 for c in chunks if _YEAR.fullmatch(c)) < 2
+
+
+def _date_like(digits: list[str], seps: list[str]) -> bool:
+    for i in range(len(digits) - 2):
+        a, b, c = digits[i : i + 3]
+        if seps[i] != seps[i + 1]:
+            continue
+        if len(a) == 4 and _YEAR.fullmatch(a) and len(b) <= 2 and len(c) <= 2:
+            return True
+        if len(c) == 4 and _YEAR.fullmatch(c) and len(a) <= 2 and len(b) <= 2:
+            return True
+    return False
+
+
+# -- phonenumbers' metadata -------------------------------------------------------------------
+
+_TYPES = (
+    "fixed_line", "mobile", "toll_free", "premium_rate", "shared_cost", "personal_number",
+    "voip", "pager", "uan", "voicemail",
+)  # fmt: skip
+
+
+@lru_cache(maxsize=512)
+def _region_valid(region: str) -> tuple[re.Pattern[str], str] | None:
+    """A region's valid national numbers (every number type) and its national prefix."""
+    from phonenumbers import PhoneMetadata
+
+    meta: Any = (
+        PhoneMetadata.metadata_for_region(region)
+        if not region.isdigit()
+        else PhoneMetadata.metadata_for_nongeo_region(int(region))
+    )
+    if meta is None:
+        return None
+    patterns = [
+        desc.national_number_pattern
+        for desc in (getattr(meta, name, None) for name in _TYPES)
+        if desc is not None and desc.national_number_pattern
+    ]
+    if not patterns:
+        return None
+    return re.compile("|".join(f"(?:{p})" for p in patterns)), meta.national_prefix or ""
+
+
+def _has_country_code(number: str) -> bool:
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    return any(int(number[:size]) in COUNTRY_CODE_TO_REGION_CODE for size in (1, 2, 3))
+
+
+@lru_cache(maxsize=8192)
+def _valid_international(number: str) -> bool:
+    """``+<number>`` fits a number pattern of its country (or does with 1-2 digits less:
+    a digit written right after it)."""
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    for size in (1, 2, 3):
+        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(number[:size]))
+        if not regions:
+            continue
+        rest = number[size:]
+        for region in regions:
+            shape = _region_valid(region if region != "001" else number[:size])
+            if shape is None:
+                continue
+            pattern, prefix = shape
+            for cut in (len(rest), len(rest) - 1, len(rest) - 2):
+                if cut < 4:
+                    break
+                if pattern.fullmatch(rest, 0, cut):
+                    return True
+                if prefix and rest.startswith(prefix) and pattern.fullmatch(rest, len(prefix), cut):
+                    return True  # +44 (0)20 ...: the national prefix kept
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _valid_in_regions(part: str, regions: tuple[str, ...]) -> bool:
+    import phonenumbers
+
+    for region in regions:
+        try:
+            if phonenumbers.is_valid_number(phonenumbers.parse(part, region)):
+                return True
+        except Exception:  # not a number of this region
+            continue
+    return False
