@@ -19,13 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.guardrail_eval.harness import load
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from guardrail_eval.harness import load
 from procession import PIIDetector, RegexFilter, StreamRedactor, SystemPromptScrubber
 from procession.chunks import Chunk
 from procession.messages import MessageList
