@@ -111,10 +111,16 @@ def test_a_leaked_class_is_found_whole(name: str, text: str, phone: str) -> None
     assert any(a <= at and at + len(phone) - 1 <= b for a, b in spans), (name, spans)
 
 
+# Three three-digit table cells are also how an SSN split over cells is written (issue 21's
+# table-cells class): the `ssn` type reads them as one, by choice (decision 0255). The phone
+# detector alone must still leave them.
+READ_AS_SSN = frozenset({"column of amounts"})
+
+
 @pytest.mark.parametrize(("name", "text"), ORDINARY, ids=[c[0] for c in ORDINARY])
 def test_an_ordinary_class_is_not_a_phone_number(name: str, text: str) -> None:
     assert ENGINE.scan(text) == [], name
-    if name not in ("UUID", "IPv4 address"):  # PIIDetector's uuid and ip-address types
+    if name not in ("UUID", "IPv4 address", *READ_AS_SSN):  # PIIDetector's other types
         assert PIIDetector().engine.scan(text) == [], name
 
 
@@ -156,7 +162,9 @@ async def test_agent_runs_redact_every_class_in_every_channel(make: object) -> N
 
 @pytest.mark.asyncio
 async def test_agent_runs_keep_ordinary_numbers() -> None:
-    for _, text in ORDINARY:
+    for name, text in ORDINARY:
+        if name in READ_AS_SSN:
+            continue
         pieces = [text[i : i + 5] for i in range(0, len(text), 5)]
         agent = Agent(
             id="a",

@@ -185,13 +185,15 @@ def _ordinary(text: str, sizes: list[str], seps: list[str]) -> bool:
         return True
     if len(sizes) > 2 and any(len(s) == 1 for s in sizes[1:-1]):
         return True  # 18.1.45.8143, 1 2 3 4 5 ...
+    # Thousands groups: with "," "." or "'" any such number is an amount (123,456,789 bytes);
+    # with spaces only from ten digits, as a nine-digit id is often written 3-3-3 with spaces.
     return (
         len(kinds) == 1
         and kinds <= {",", ".", " ", "'"}
         and len(sizes) >= 3
         and 1 <= len(sizes[0]) <= 3
         and all(len(s) == 3 for s in sizes[1:])
-        and sum(len(s) for s in sizes) >= 10
+        and sum(len(s) for s in sizes) >= (10 if kinds == {" "} else 7)
     )
 
 
@@ -218,6 +220,8 @@ def ssn_length(text: str) -> int:
             return length  # 600-23-18261: a digit right after it
         if shape not in ([9], [3, 2, 4], [3, 3, 3]):
             continue
+        if shape == [3, 3, 3] and any("," in sep for sep in seps):
+            continue  # 123,456,789 bytes: an amount, not an SSN regrouped
         if _ssn_ok(digits, shape == [3, 2, 4] and seps == ["-", "-"]):
             return length
     return 0
