@@ -29,10 +29,14 @@ def test_the_chat_shows_a_redaction_a_retry_and_a_tripwire_inline(
     expect(page.locator("#agent-head h1")).to_have_text("Support")
     turn = _send(page, FIRST)
     screenshot(page, "studio-chat.png")
-    # The redaction: the card number replaced on the live stream, by StreamRedactor.
-    replaced = turn.locator('.note.replaced[data-processor="stream-redactor"]')
-    expect(replaced.first).to_be_visible()
-    assert any(CARD in text for text in replaced.all_inner_texts())
+    # The redaction on the live stream, by StreamRedactor: the chunks holding the card are
+    # held back (dropped) and the end of the text brings the redacted text (expanded); a
+    # short answer is scanned once, at its end (decision 0261).
+    held = turn.locator('.note.dropped[data-processor="stream-redactor"]')
+    expect(held.first).to_be_visible()
+    assert any(CARD in text for text in held.all_inner_texts())
+    released = turn.locator('.note.expanded[data-processor="stream-redactor"]')
+    assert any("card [REDACTED] was charged." in text for text in released.all_inner_texts())
     expect(turn.locator(".text").last).to_contain_text("card [REDACTED] was charged.")
     assert CARD not in turn.locator(".text").last.inner_text()
     # The retry, with its reason, on the rejected attempt; the next attempt is labelled so.
@@ -75,7 +79,7 @@ def test_a_run_s_timeline_shows_every_hook_call_with_its_outcome(page: Any, stud
     expect(audit.locator(".event")).to_contain_text("A card number reached the answer")
     redactor = timeline.locator('.span-row[data-span="process_output_stream stream-redactor"]')
     expect(redactor.nth(2).locator(".counts")).to_have_text(
-        " 9 chunks: 5 kept, 3 replaced, 1 dropped"
+        " 9 chunks: 5 kept, 1 replaced, 3 dropped"
     )
     step = timeline.locator('.span-row.k-step:has-text("retry 1")')
     expect(step).to_have_count(1)
@@ -143,4 +147,5 @@ def test_the_ai_sdk_chat_route_sends_processor_notes_when_asked(studio: Served) 
     assert not [e for e in plain if e["type"] == "data-procession-hook"]
     notes = [e["data"] for e in inspected if e["type"] == "data-procession-hook"]
     assert {"processorId": "audit", "action": "tripwire"}.items() <= notes[-1].items()
-    assert any(n["action"] == "replaced" and n["processorId"] == "stream-redactor" for n in notes)
+    redactor = {n["action"] for n in notes if n["processorId"] == "stream-redactor"}
+    assert {"dropped", "expanded"} <= redactor  # held back, then released redacted

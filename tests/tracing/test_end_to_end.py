@@ -52,7 +52,7 @@ async def test_the_span_tree_of_a_run_with_a_tool_a_redaction_a_retry_and_a_trip
         "      ! procession.tripwire not-too-short: Answer in a full sentence.",
         "  step 1 [attempt=1 outcome=accepted finish=stop]",
         "    process_output_stream stream-redactor"
-        " [outcome=replaced calls=9 kept=5 replaced=3 dropped=1]",
+        " [outcome=replaced calls=9 kept=5 replaced=1 dropped=3]",
         "    chat scripted-model [finish=stop cached=False]",
         "    process_output_step not-too-short [outcome=kept]",
         "  process_output_result stream-redactor [outcome=kept]",

@@ -841,7 +841,19 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         family="punctuation",
         sketch="-(?<=[0-9A-Fa-f]{8}-)",
     )
-    wallets = (
+    return {
+        "url": (url,),
+        "secret-url": (secret_url,),
+        "ip-address": (ipv4, ipv6),
+        "uuid": (uuid,),
+        "crypto-wallet": _wallets(),
+        "iban": _ibans(),
+    }
+
+
+def _wallets() -> tuple[Detector, ...]:
+    """Ethereum addresses, Bitcoin base58 and bech32/bech32m addresses (checksums checked)."""
+    return (
         Detector(
             "crypto-wallet",
             _lead("0", "[A-Za-z0-9]") + r"x[0-9a-fA-F]{40}(?![0-9A-Za-z])",
@@ -869,6 +881,10 @@ def _network() -> dict[str, tuple[Detector, ...]]:
             sketch="bc1",
         ),
     )
+
+
+def _ibans() -> tuple[Detector, ...]:
+    """IBANs by their mod-97 check digits, in capitals or in lower case."""
     iban = Detector(
         "iban",
         national_ids.IBAN_PATTERN,
@@ -887,14 +903,7 @@ def _network() -> dict[str, tuple[Detector, ...]]:
         family="",
         sketch="",
     )
-    return {
-        "url": (url,),
-        "secret-url": (secret_url,),
-        "ip-address": (ipv4, ipv6),
-        "uuid": (uuid,),
-        "crypto-wallet": wallets,
-        "iban": (iban, lower_iban),
-    }
+    return (iban, lower_iban)
 
 
 def _id(
