@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from procession.processors.builtin import national_ids
+from procession.processors.builtin import national_ids, provider_keys
 from procession.processors.builtin.ip_rules import VERSION_CONTEXT, ipv4_value
 from procession.processors.builtin.url_secrets import (
     SECRET_URL_PATTERN,
@@ -875,6 +875,7 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_"
         r"|pypi-",
     )
+    documented = _documented_keys()
     userinfo = Detector(
         "api-key",
         _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
@@ -924,9 +925,9 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     jwt = Detector(
         "jwt",
-        _lead("e", r"[A-Za-z0-9_\-]")
+        _lead("e", r"[A-Za-z0-9\-]", r"[A-Za-z0-9_\-]_")
         + r"yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        r"(?<![A-Za-z0-9_\-])(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
+        r"(?<![A-Za-z0-9\-])(?<![A-Za-z0-9_\-]_)(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         trigger="eyJ",
         family="literal",
@@ -945,12 +946,45 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         sketch="-----BEGIN",
     )
     return {
-        "api-key": (keys, more, assigned, userinfo),
+        "api-key": (keys, more, *documented, assigned, userinfo),
         "aws-key": (aws,),
         "bearer-token": (bearer,),
         "jwt": (jwt,),
         "private-key": (private_key,),
     }
+
+
+def _documented_keys() -> tuple[Detector, ...]:
+    """The provider formats of :mod:`provider_keys` (decision 0290)."""
+    return (
+        Detector(
+            "api-key",
+            provider_keys.PREFIXED_PATTERN,
+            provider_keys.PREFIXED_PREFIX,
+            provider_keys.key_value,
+            continuation=r"[A-Za-z0-9_\-+/=]*",
+            placeholder="[API_KEY]",
+            trigger=provider_keys.PREFIXED_TRIGGER,
+        ),
+        Detector(
+            "api-key",
+            provider_keys.MAILCHIMP_PATTERN,
+            provider_keys.MAILCHIMP_PREFIX,
+            provider_keys.key_value,
+            continuation=r"[A-Za-z0-9]*",
+            placeholder="[API_KEY]",
+            trigger="-us[0-9]",
+        ),
+        Detector(
+            "api-key",
+            provider_keys.DISCORD_PATTERN,
+            provider_keys.DISCORD_PREFIX,
+            provider_keys.key_value,
+            continuation=r"[A-Za-z0-9_\-]*",
+            placeholder="[API_KEY]",
+            trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}",
+        ),
+    )
 
 
 def _network() -> dict[str, tuple[Detector, ...]]:
