@@ -56,6 +56,19 @@ KEYS: list[tuple[str, str, str]] = [
     ("Square application token", "sq0atp-" + body(URLSAFE, 22), ""),
     ("Vault service token", "hvs." + body(URLSAFE, 90), ""),
     ("Mailchimp", hexs(32) + "-us20", ""),
+    ("Atlassian API token", "ATATT3xFfGF0" + body(URLSAFE, 180), ""),
+    ("Postman", f"PMAK-{hexs(24)}-{hexs(34)}", ""),
+    ("Doppler", "dp.st." + body(ALNUM, 44), ""),
+    ("Tailscale", f"tskey-auth-{body(ALNUM, 12)}-{body(ALNUM, 30)}", ""),
+    ("GitLab runner token", "glrt-" + body(URLSAFE, 20), ""),
+    ("Docker Hub", "dckr_pat_" + body(URLSAFE, 27), ""),
+    (
+        "age secret key",
+        "AGE-SECRET-KEY-1" + body("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".upper(), 58),
+        "",
+    ),
+    ("Meta access token", "EAAB" + body(ALNUM, 120), ""),
+    ("Supabase", "sbp_" + hexs(40), ""),
     (
         "Discord bot token",
         "M" + body(URLSAFE, 25) + "." + body(URLSAFE, 6) + "." + body(URLSAFE, 38),
@@ -98,6 +111,10 @@ CASES = [
     (f"{name}, {n}", ctx.format(k=key), secret_of(key, after))
     for name, key, after in KEYS
     for n, ctx in enumerate(CONTEXTS)
+] + [
+    # inside a JSON string: its quotes escaped (tool-call arguments, structured output)
+    (f"{name}, in a JSON string", json.dumps({"note": f"key: {key} ok"}), secret_of(key, after))
+    for name, key, after in KEYS
 ]
 
 ORDINARY = [
@@ -109,6 +126,7 @@ ORDINARY = [
     ("docker auth that is not base64 of user:password", '{"auth": "aGVsbG8gd29ybGQgYWdhaW4="}'),
     ("env reference", "const key = process.env.FIGMA_TOKEN;"),
     ("dotted words", "Mr. Smith went to Washington. On Monday he spoke to the committee."),
+    ("words led by a prefix", "The pattern matched; EAAB is a label; dp. and oy2 are short."),
     ("secret_ snake-case names", "call secret_manager_client_factory_for_tests_v2() first"),
 ]
 

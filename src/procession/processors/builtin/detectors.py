@@ -955,35 +955,29 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
 
 
 def _documented_keys() -> tuple[Detector, ...]:
-    """The provider formats of :mod:`provider_keys` (decision 0290)."""
-    return (
+    """The provider formats of :mod:`provider_keys` (decision 0290), in the family passes."""
+    pk = provider_keys
+    shapes = (
+        (pk.LOWER_PATTERN, pk.LOWER_PREFIX, "literal", pk.LOWER_SKETCH, pk.LOWER_SKETCH),
+        (pk.CAPITAL_PATTERN, pk.CAPITAL_PREFIX, "capital", pk.CAPITAL_SKETCH, pk.CAPITAL_TRIGGER),
+        (pk.MAILCHIMP_PATTERN, pk.MAILCHIMP_PREFIX, "literal", *[pk.MAILCHIMP_SKETCH] * 2),
+        (pk.DISCORD_PATTERN, pk.DISCORD_PREFIX, "literal", *[pk.DISCORD_SKETCH] * 2),
+    )
+    # each member's own sketch is its trigger: a family hit of another member (``k_``) does
+    # not run these searches
+    return tuple(
         Detector(
             "api-key",
-            provider_keys.PREFIXED_PATTERN,
-            provider_keys.PREFIXED_PREFIX,
-            provider_keys.key_value,
+            pattern,
+            prefix,
+            pk.key_value,
             continuation=r"[A-Za-z0-9_\-+/=]*",
             placeholder="[API_KEY]",
-            trigger=provider_keys.PREFIXED_TRIGGER,
-        ),
-        Detector(
-            "api-key",
-            provider_keys.MAILCHIMP_PATTERN,
-            provider_keys.MAILCHIMP_PREFIX,
-            provider_keys.key_value,
-            continuation=r"[A-Za-z0-9]*",
-            placeholder="[API_KEY]",
-            trigger="-us[0-9]",
-        ),
-        Detector(
-            "api-key",
-            provider_keys.DISCORD_PATTERN,
-            provider_keys.DISCORD_PREFIX,
-            provider_keys.key_value,
-            continuation=r"[A-Za-z0-9_\-]*",
-            placeholder="[API_KEY]",
-            trigger=r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}",
-        ),
+            trigger=trigger,
+            family=family,
+            sketch=sketch,
+        )
+        for pattern, prefix, family, sketch, trigger in shapes
     )
 
 
