@@ -160,6 +160,7 @@ CAPITAL_TRIGGER = "|".join(re.escape(h) for h, _, _ in _CAPITAL)
 MAILCHIMP_PATTERN = r"[0-9a-f](?<![A-Za-z0-9\-][0-9a-f])[0-9a-f]{31}-us[0-9]{1,2}" + _END
 """A Mailchimp API key: 32 lower-case hex digits, ``-us`` and the data centre's number."""
 MAILCHIMP_PREFIX = r"(?<![A-Za-z0-9\-])[0-9a-f]{1,32}(?:-(?:u(?:s[0-9]{0,2})?)?)?\Z"
+"""What more text could turn into a Mailchimp key."""
 
 DISCORD_PATTERN = (
     r"[MNO](?<![A-Za-z0-9_\-][MNO])[A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\."
@@ -168,11 +169,14 @@ DISCORD_PATTERN = (
 """A Discord bot token: the base64 user id (``M``, ``N`` or ``O`` first), a six-character
 timestamp and the HMAC, dot-separated."""
 MAILCHIMP_SKETCH = r"-us[0-9]"
+"""The ``literal`` family's part for Mailchimp keys."""
 DISCORD_SKETCH = r"\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27}"
+"""The ``literal`` family's part for Discord tokens: the timestamp between two dots."""
 DISCORD_PREFIX = (
     r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{0,25}(?:\.[A-Za-z0-9_\-]{0,6}"
     r"(?:\.[A-Za-z0-9_\-]*)?)?\Z"
 )
+"""What more text could turn into a Discord token."""
 
 _BODY = re.compile(r"[A-Za-z0-9+/_\-]{12,}={0,2}\Z")
 _CLASSES = (re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]"))
