@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from procession.processors.builtin import national_ids, phones
+from procession.processors.builtin import national_ids, phones, provider_keys
 from procession.processors.builtin.ip_rules import VERSION_CONTEXT, ipv4_value
 from procession.processors.builtin.phones import DEFAULT_PHONE_REGIONS, phone_validator
 from procession.processors.builtin.url_secrets import (
@@ -709,6 +709,7 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         trigger=r"SK[0-9a-fA-F]|shp[acps]|key-|_v1_|gsk_|dapi|:AA|xai-|pplx-|r8_|sk-or|lin_api|pat_"
         r"|pypi-",
     )
+    documented = _documented_keys()
     userinfo = Detector(
         "api-key",
         _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
@@ -758,9 +759,9 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
     )
     jwt = Detector(
         "jwt",
-        _lead("e", r"[A-Za-z0-9_\-]")
+        _lead("e", r"[A-Za-z0-9\-]", r"[A-Za-z0-9_\-]_")
         + r"yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        r"(?<![A-Za-z0-9_\-])(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
+        r"(?<![A-Za-z0-9\-])(?<![A-Za-z0-9_\-]_)(?:e(?:y(?:J[A-Za-z0-9_\-.]*)?)?)\Z",
         continuation=r"[A-Za-z0-9_\-.]*",
         trigger="eyJ",
         family="literal",
@@ -779,12 +780,39 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         sketch="-----BEGIN",
     )
     return {
-        "api-key": (keys, more, assigned, userinfo),
+        "api-key": (keys, more, *documented, assigned, userinfo),
         "aws-key": (aws,),
         "bearer-token": (bearer,),
         "jwt": (jwt,),
         "private-key": (private_key,),
     }
+
+
+def _documented_keys() -> tuple[Detector, ...]:
+    """The provider formats of :mod:`provider_keys` (decision 0290), in the family passes."""
+    pk = provider_keys
+    shapes = (
+        (pk.LOWER_PATTERN, pk.LOWER_PREFIX, "literal", pk.LOWER_SKETCH, pk.LOWER_SKETCH),
+        (pk.CAPITAL_PATTERN, pk.CAPITAL_PREFIX, "capital", pk.CAPITAL_SKETCH, pk.CAPITAL_TRIGGER),
+        (pk.MAILCHIMP_PATTERN, pk.MAILCHIMP_PREFIX, "literal", *[pk.MAILCHIMP_SKETCH] * 2),
+        (pk.DISCORD_PATTERN, pk.DISCORD_PREFIX, "literal", *[pk.DISCORD_SKETCH] * 2),
+    )
+    # each member's own sketch is its trigger: a family hit of another member (``k_``) does
+    # not run these searches
+    return tuple(
+        Detector(
+            "api-key",
+            pattern,
+            prefix,
+            pk.key_value,
+            continuation=r"[A-Za-z0-9_\-+/=]*",
+            placeholder="[API_KEY]",
+            trigger=trigger,
+            family=family,
+            sketch=sketch,
+        )
+        for pattern, prefix, family, sketch, trigger in shapes
+    )
 
 
 def _network() -> dict[str, tuple[Detector, ...]]:

@@ -260,9 +260,10 @@ _KEYWORDS = frozenset(
         "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
         "secret-key", "access_token", "access-token", "auth_token", "auth-token",
         "client_secret", "client-secret", "aws_secret_access_key", "secretaccesskey",
-        "secret_access_key", "secret-access-key", "password", "passwd", "",
+        "secret_access_key", "secret-access-key", "password", "passwd", "auth", "",
     )
 )  # fmt: skip
+"""Words whose value may follow after a space; ``auth`` is a Docker ``config.json`` field."""
 _KEYWORD_ENDS = tuple(word for word in _KEYWORDS if word)
 _CONTEXT_WORDS = frozenset(("version", "ver", "build"))
 """Words that make the dotted quad after them a version, not an address (``ip_rules``)."""
