@@ -767,7 +767,18 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         family="literal",
         sketch="J(?<=eyJ)",
     )
-    private_key = Detector(
+    return {
+        "api-key": (keys, more, *documented, assigned, userinfo),
+        "aws-key": (aws,),
+        "bearer-token": (bearer,),
+        "jwt": (jwt,),
+        "private-key": (_private_key(),),
+    }
+
+
+def _private_key() -> Detector:
+    """PEM and PGP private key blocks, headers such as ``Proc-Type:`` included."""
+    return Detector(
         "private-key",
         r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
         r"(?:[A-Z][A-Za-z\-]{1,20}: [^\n]{0,200}?(?:\n|  |\Z)|[A-Za-z0-9+/=]+|\s+)*",
@@ -779,13 +790,6 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         family="literal",
         sketch="-----BEGIN",
     )
-    return {
-        "api-key": (keys, more, *documented, assigned, userinfo),
-        "aws-key": (aws,),
-        "bearer-token": (bearer,),
-        "jwt": (jwt,),
-        "private-key": (private_key,),
-    }
 
 
 def _documented_keys() -> tuple[Detector, ...]:
