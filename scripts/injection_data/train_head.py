@@ -32,6 +32,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from sparse_logistic import adam_fit  # noqa: E402
 
 from procession.processors.builtin.hashed_head import features, window_starts, windows  # noqa: E402
 from procession.processors.builtin.injection_classifier import rule_features  # noqa: E402
@@ -86,22 +89,7 @@ def fit(rows: list[dict[str, Any]], epochs: int, l2: float) -> tuple[np.ndarray,
     indptr, indices, values = matrix(rows)
     y = np.array([r["label"] == "attack" for r in rows], dtype=np.float64)
     sample = balance(rows)
-    row_of = np.repeat(np.arange(len(rows)), np.diff(indptr))
-    w, b = np.zeros(1 << BITS), 0.0
-    m, v, mb, vb = np.zeros_like(w), np.zeros_like(w), 0.0, 0.0
-    lr, beta1, beta2 = 0.05, 0.9, 0.999
-    for step in range(1, epochs + 1):
-        z = np.bincount(row_of, weights=w[indices] * values, minlength=len(rows)) + b
-        err = (1.0 / (1.0 + np.exp(-z)) - y) * sample / len(rows)
-        grad = np.bincount(indices, weights=values * err[row_of], minlength=w.size) + l2 * w
-        gb = float(err.sum())
-        m = beta1 * m + (1 - beta1) * grad
-        v = beta2 * v + (1 - beta2) * grad * grad
-        mb, vb = beta1 * mb + (1 - beta1) * gb, beta2 * vb + (1 - beta2) * gb * gb
-        scale = lr * math.sqrt(1 - beta2**step) / (1 - beta1**step)
-        w -= scale * m / (np.sqrt(v) + 1e-8)
-        b -= scale * mb / (math.sqrt(vb) + 1e-8)
-    return w, b
+    return adam_fit((indptr, indices, values), y, sample, 1 << BITS, epochs, l2)
 
 
 def scores(rows: list[dict[str, Any]], w: np.ndarray, b: float) -> tuple[np.ndarray, list[str]]:
