@@ -25,7 +25,8 @@ from procession.processors.builtin.national_ids import (
     national_id_length,
     ssn_length,
 )
-from procession.processors.builtin.redaction import RedactionEngine, apply
+from procession.processors.builtin.redaction import RedactionEngine
+from tests.guardrails.streaming import streamed
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -161,18 +162,6 @@ CLASSES = SSN_CLASSES + NATIONAL_CLASSES + IBAN_CLASSES
 @pytest.mark.parametrize(("name", "text", "secret"), CLASSES, ids=[c[0] for c in CLASSES])
 def test_a_class_is_found_whole(name: str, text: str, secret: str) -> None:
     assert found_whole(EVERY, text, secret), name
-
-
-def streamed(engine: RedactionEngine, text: str, cuts: list[int]) -> str:
-    scanner = engine.scanner()
-    out: list[str] = []
-    bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
-    for a, b in itertools.pairwise(bounds):
-        released, found = scanner.feed(text[a:b])
-        out.append(apply(released, found, lambda _: "#"))
-    released, found = scanner.flush()
-    out.append(apply(released, found, lambda _: "#"))
-    return "".join(out)
 
 
 def shown(secret: str, text: str) -> bool:

@@ -5,7 +5,6 @@ from the issue's classes, not taken from any evaluation corpus."""
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import pytest
@@ -15,8 +14,9 @@ from hypothesis import strategies as st
 from procession import Agent, PIIDetector, RegexFilter
 from procession.processors.builtin.detectors import detectors_for
 from procession.processors.builtin.phones import label_start
-from procession.processors.builtin.redaction import RedactionEngine, apply
+from procession.processors.builtin.redaction import RedactionEngine
 from procession.testing import Reply, ScriptedModel
+from tests.guardrails.streaming import streamed
 
 ENGINE = RedactionEngine(detectors_for(("phone",)))
 
@@ -85,19 +85,6 @@ ORDINARY: list[tuple[str, str]] = [
 ]
 
 
-def streamed(text: str, cuts: list[int]) -> str:
-    """``text`` through one stream scanner in pieces, every detection replaced by ``#``."""
-    scanner = ENGINE.scanner()
-    out: list[str] = []
-    bounds = [0, *sorted({c for c in cuts if 0 < c < len(text)}), len(text)]
-    for a, b in itertools.pairwise(bounds):
-        released, found = scanner.feed(text[a:b])
-        out.append(apply(released, found, lambda _: "#"))
-    released, found = scanner.flush()
-    out.append(apply(released, found, lambda _: "#"))
-    return "".join(out)
-
-
 def digits_left(text: str, phone: str) -> bool:
     """Whether the phone's digits survive in ``text``, joined across separators."""
     wanted = re.sub(r"\D", "", phone)
@@ -130,7 +117,7 @@ def test_no_chunking_lets_a_leaked_class_through(
     case: tuple[str, str, str], cuts: list[int]
 ) -> None:
     _, text, phone = case
-    assert not digits_left(streamed(text, cuts), phone)
+    assert not digits_left(streamed(ENGINE, text, cuts), phone)
 
 
 @settings(max_examples=300, deadline=None)
@@ -139,7 +126,7 @@ def test_no_chunking_alters_an_ordinary_class(case: tuple[str, str], cuts: list[
     # the label before a number ("tracking: ") is held with it, so a stream decides as the
     # whole text does
     _, text = case
-    assert streamed(text, cuts) == text
+    assert streamed(ENGINE, text, cuts) == text
 
 
 def test_a_label_is_held_with_the_number_after_it() -> None:
