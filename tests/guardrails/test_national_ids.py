@@ -119,6 +119,7 @@ ORDINARY: list[tuple[str, str]] = [
     ("coordinates", "GPS fix: -56.4529, -102.0160."),
     ("thousands", "1,073,741,824 bytes"),
     ("nine-digit thousands", "It moved 123,456,789 bytes."),
+    ("thousands passing a SIN check", "Sent 046,454,286 bytes."),
     ("ISSN", "ISSN 2130-7024 (print)"),
     ("ISBN", "ISBN 978-1-83732-710-2"),
     ("part number", "P/N 8031-4789-54 rev C"),
