@@ -62,6 +62,8 @@ async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGene
     try:
         config, runner = await _start(agent, call, state)
         outcome = await _begin(state, runner, agent, call, config)
+        for chunk in emitter.drain():  # ``start``, before the model is called
+            yield chunk
         while isinstance(outcome, Continue | Retry):
             attempt = _attempt(state, config)
             await _before_model(state, runner, attempt, config)  # may leave a stop in attempt
@@ -166,7 +168,8 @@ async def _begin(
     state: RunState, runner: HookRunner, agent: AgentSpec, call: CallOptions, config: RunConfig
 ) -> Outcome:
     """Before the first hook: memory's checks, the run's messages, then ``process_input``;
-    the ``start`` chunk waits for the client unless that stopped the run."""
+    then the ``start`` chunk, unless that stopped the run (sent before the model is called,
+    so a client learns that the run began while a slow model thinks, as in Mastra)."""
     await seed_messages(state.message_list, agent, call, state.request_context)
     prepare = getattr(config.memory, "prepare", None)
     if callable(prepare):  # the thread, the input's ids and values, before any hook (D34)

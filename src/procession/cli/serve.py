@@ -136,6 +136,7 @@ def _guard_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--keep-alive-timeout", type=float, default=5.0, metavar="SECONDS")
     group.add_argument("--max-connections", type=int, default=1000, metavar="N")
     group.add_argument("--body-timeout", type=float, default=30.0, metavar="SECONDS")
+    group.add_argument("--sse-keep-alive", type=float, default=15.0, metavar="SECONDS")
 
 
 def connection_limits_from_args(args: argparse.Namespace) -> Any:
@@ -301,7 +302,11 @@ def serve_command(args: argparse.Namespace) -> int:
         agents,
         auth=auth,
         cors=cors,
-        limits=ServerLimits(max_body_bytes=args.max_body_bytes, body_timeout=args.body_timeout),
+        limits=ServerLimits(
+            max_body_bytes=args.max_body_bytes,
+            body_timeout=args.body_timeout,
+            keep_alive=args.sse_keep_alive,
+        ),
         expose_instructions=args.expose_instructions,
         traces=traces_from_args(args),
         studio=not args.no_studio,

@@ -31,6 +31,7 @@ from procession.models.base import LanguageModel, ModelCallOptions, StreamResult
 __all__ = [
     "DEFAULT_MAX_RETRIES",
     "MAX_RETRY_AFTER",
+    "RetriedCall",
     "RetryingModel",
     "retry_delay",
     "start_with_retries",
@@ -117,30 +118,97 @@ async def start_with_retries(
     """Like :func:`stream_with_retries`, but hands back the first chunk apart.
 
     Returns the call's result and its first chunk (``None`` for an empty stream); the
-    result's ``stream`` continues after that chunk. The agent loop uses this form so the
-    per-chunk path has no extra wrapper.
+    result's ``stream`` continues after that chunk.
     """
-    if max_retries is None:
-        max_retries = options.settings.get("max_retries", DEFAULT_MAX_RETRIES)
-    attempt = 0
-    while True:
-        try:
-            return await _first_chunk(model, options)
-        except APICallError as error:
-            delay = retry_delay(error, attempt, base_delay=base_delay, max_delay=max_delay)
-            if not _may_retry(model, error, attempt, max_retries, delay):
+    call = RetriedCall(
+        model,
+        options,
+        max_retries=max_retries,
+        base_delay=base_delay,
+        max_delay=max_delay,
+        sleep=sleep,
+    )
+    started = await call.open()
+    first = await call.first()
+    return call.result or started, first
+
+
+class RetriedCall:
+    """One model call in the two steps a caller may want to tell apart, each retried (D14).
+
+    :meth:`open` is ``do_stream``: the provider has taken the call (the agent loop sends its
+    ``step-start`` then). :meth:`first` waits for the first chunk; a transient error before
+    it closes the stream, waits, and opens the call again, so :attr:`result` may change. The
+    abort signal interrupts every wait, the first chunk's included: a model that has not
+    answered yet must not hold an aborted run (D32). Retries count across both steps.
+    """
+
+    __slots__ = ("_attempt", "_base", "_max", "_model", "_options", "_retries", "_sleep", "result")
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        options: ModelCallOptions,
+        *,
+        max_retries: int | None = None,
+        base_delay: float = 0.5,
+        max_delay: float = 8.0,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        if max_retries is None:
+            max_retries = options.settings.get("max_retries", DEFAULT_MAX_RETRIES)
+        self._model, self._options, self._retries = model, options, max_retries
+        self._base, self._max, self._sleep = base_delay, max_delay, sleep
+        self._attempt = 0
+        self.result: StreamResult | None = None
+
+    async def open(self) -> StreamResult:
+        """Start the call; raises the last error once retries are used up."""
+        signal = self._options.abort_signal
+        while True:
+            try:
+                with cancel_on_abort(signal):
+                    self.result = result = await self._model.do_stream(self._options)
+                return result
+            except APICallError as error:
+                await self._back_off(error)
+
+    async def first(self) -> Chunk | None:
+        """The call's first chunk (``None`` if the stream ended without one)."""
+        signal = self._options.abort_signal
+        while True:
+            assert self.result is not None, "open() first"
+            stream = self.result.stream
+            try:
+                with cancel_on_abort(signal):
+                    return await stream.__anext__()
+            except StopAsyncIteration:
+                return None
+            except APICallError as error:
+                await _aclose(stream)
+                await self._back_off(error)
+                await self.open()
+            except BaseException:
+                await _aclose(stream)
                 raise
-            logger.info(
-                "%s: retry %d of %d in %.2f s after %s",
-                _name(model),
-                attempt + 1,
-                max_retries,
-                delay,
-                _cause(error),
-            )
-        with cancel_on_abort(options.abort_signal):
-            await sleep(delay)
-        attempt += 1
+
+    async def _back_off(self, error: APICallError) -> None:
+        """Wait before the next try, or raise ``error`` when it may not be retried."""
+        attempt = self._attempt
+        delay = retry_delay(error, attempt, base_delay=self._base, max_delay=self._max)
+        if not _may_retry(self._model, error, attempt, self._retries, delay):
+            raise error
+        logger.info(
+            "%s: retry %d of %d in %.2f s after %s",
+            _name(self._model),
+            attempt + 1,
+            self._retries,
+            delay,
+            _cause(error),
+        )
+        with cancel_on_abort(self._options.abort_signal):
+            await self._sleep(delay)
+        self._attempt = attempt + 1
 
 
 def _may_retry(
@@ -174,21 +242,6 @@ def _name(model: LanguageModel) -> str:
 def _cause(error: APICallError) -> str:
     status = f"HTTP {error.status_code}" if error.status_code is not None else "no status"
     return f"{status}: {error.message}"
-
-
-async def _first_chunk(
-    model: LanguageModel, options: ModelCallOptions
-) -> tuple[StreamResult, Chunk | None]:
-    result = await model.do_stream(options)
-    stream = result.stream
-    try:
-        first = await stream.__anext__()
-    except StopAsyncIteration:
-        return result, None
-    except BaseException:
-        await _aclose(stream)
-        raise
-    return result, first
 
 
 async def _aclose(stream: AsyncIterator[Chunk]) -> None:

@@ -26,11 +26,15 @@ class ServerLimits:
         max_page_size: The largest ``perPage`` a memory listing accepts (default 1000).
         body_timeout: Seconds a request body may take to arrive once the app reads it;
             408 after (default 30).
+        keep_alive: Seconds of silence on an event stream before the server sends the SSE
+            comment ``: keep-alive`` (default 15; ``0`` sends none): proxies keep the
+            connection while a model thinks, a step is held or an approval waits.
     """
 
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_page_size: int = 1000
     body_timeout: float = 30.0
+    keep_alive: float = 15.0
 
     def __post_init__(self) -> None:
         check_int("ServerLimits.max_body_bytes", self.max_body_bytes, minimum=1)
@@ -38,6 +42,9 @@ class ServerLimits:
         timeout = self.body_timeout
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise wrong("ServerLimits.body_timeout", timeout, "a positive number of seconds")
+        beat = self.keep_alive
+        if isinstance(beat, bool) or not isinstance(beat, int | float) or not 0 <= beat < 1e6:
+            raise wrong("ServerLimits.keep_alive", beat, "a number of seconds, 0 for none")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

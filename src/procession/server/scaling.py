@@ -35,6 +35,7 @@ from procession.messages.message import new_id
 from procession.server import mastra_stream, ui_stream
 from procession.server.chunk_log import ChunkLog, LiveRun, RunInfo
 from procession.server.errors import HTTPError, status_of
+from procession.server.keep_alive import KeepAliveSend, keep_alive_of
 from procession.server.streaming import Receive, Send, json_response
 
 __all__ = [
@@ -140,11 +141,13 @@ class ResumableResponse:
 
     async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
         """Follow the log until the run ended or the client left."""
-        follow = asyncio.ensure_future(self._respond(send))
+        quiet = KeepAliveSend(send, keep_alive_of(scope))
+        follow = asyncio.ensure_future(self._respond(quiet))
         leave = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait({follow, leave}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            quiet.stop()
             for task in (follow, leave):
                 task.cancel()
             await asyncio.gather(follow, leave, return_exceptions=True)

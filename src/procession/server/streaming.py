@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 from procession.chunks import Chunk
 from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, status_of
+from procession.server.keep_alive import KeepAliveSend, keep_alive_of
 
 __all__ = ["ClientGone", "RunStream", "StreamResponse", "json_response", "until_disconnect"]
 
@@ -134,12 +135,14 @@ class StreamResponse:
 
     async def __call__(self, scope: Any, receive: Receive, send: Send) -> None:
         """Run the stream until it ends or the client leaves."""
+        quiet = KeepAliveSend(send, keep_alive_of(scope))
         try:
             async with _disconnect_cancels(receive):
-                await self._respond(send)
+                await self._respond(quiet)
         except ClientGone:
             logger.debug("client left; run %s cancelled", self.stream.run_id)
         finally:
+            quiet.stop()
             try:
                 await self.stream.aclose()
             finally:

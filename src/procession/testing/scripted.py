@@ -41,6 +41,9 @@ class Reply:
         error: Raised when the call is made (before any chunk), like a rejected API call.
         stream_error: Yielded as an ``error`` chunk after the text, like a broken stream.
         delay: Seconds to wait before each chunk (to test cancellation).
+        first_delay: Seconds to wait before the first chunk, like a model that thinks
+            before it answers; the wait ignores the abort signal, as a third-party model
+            may (the loop must interrupt it, D32).
     """
 
     text: Sequence[str] = ()
@@ -51,6 +54,7 @@ class Reply:
     error: BaseException | None = None
     stream_error: BaseException | None = None
     delay: float = 0.0
+    first_delay: float = 0.0
     extra_chunks: Sequence[Chunk] = field(default_factory=tuple)
 
     @classmethod
@@ -149,6 +153,8 @@ class ScriptedModel:
     ) -> AsyncIterator[Chunk]:
         signal = options.abort_signal
         delay = reply.delay
+        if reply.first_delay:
+            await asyncio.sleep(reply.first_delay)
         yield Chunk(
             "response-metadata", {"id": f"resp-{index}", "modelId": self.model_id, "timestamp": 0}
         )

@@ -28,7 +28,7 @@ from procession.chunks import Chunk, Usage
 from procession.errors import APICallError, ProcessorError
 from procession.models._abort import AbortGuard
 from procession.models.base import LanguageModel, ModelCallOptions, normalize_tool_choice
-from procession.models.retry import start_with_retries
+from procession.models.retry import RetriedCall, start_with_retries
 from procession.signals import AbortSignal
 from procession.structured import is_value
 
@@ -91,13 +91,14 @@ async def start_model(
         attempt.stream = journal.model_call(key, lambda: _live(step.model, options, max_retries))
         _set_reader(attempt, None, state.signal)
         return None
-    try:
-        started, first = await start_with_retries(step.model, options, max_retries=max_retries)
+    call = RetriedCall(step.model, options, max_retries=max_retries)
+    try:  # the provider takes the call; its first chunk is the loop's first read
+        started = await call.open()
     except Exception as error:
         return error
     attempt.stream = started.stream
     attempt.request, attempt.warnings = started.request, started.warnings
-    _set_reader(attempt, first, state.signal)
+    _first_read(attempt, call, state.signal)
     return None
 
 
@@ -115,9 +116,30 @@ async def _live(
         await aclose(started.stream)
 
 
+def _first_read(attempt: Attempt, call: RetriedCall, signal: AbortSignal | None) -> None:
+    """The attempt's first read waits for the call's first chunk (retried like the call,
+    interrupted by the abort signal, D14, D32), then hands over to :func:`_set_reader`: a
+    retry may have opened a new stream."""
+
+    if signal is not None:  # bound by the loop before this first read
+        attempt.guard = AbortGuard(signal)
+
+    async def read_first() -> Chunk:
+        first = await call.first()
+        started = call.result
+        assert started is not None
+        attempt.stream = started.stream
+        _set_reader(attempt, first, signal)
+        if first is None:
+            raise StopAsyncIteration
+        return first
+
+    attempt.read = read_first
+
+
 def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | None) -> None:
-    """How the loop reads the attempt's chunks: its first chunk (read while starting the
-    call), then the stream. With an abort signal each wait is interrupted when it fires, one
+    """How the loop reads the attempt's chunks: its first chunk (already read, or ``None``),
+    then the stream. With an abort signal each wait is interrupted when it fires, one
     listener for the whole attempt (D32), unless the stream does so itself (the adapters'
     ``ChunkStream``); with ``process_llm_response`` hooks each chunk is kept as the model
     produced it (D7)."""
@@ -125,7 +147,9 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
     assert stream is not None
     next_chunk: Callable[[], Awaitable[Chunk]] = stream.__anext__
     if signal is not None:
-        guard = attempt.guard = AbortGuard(signal)  # async stream hooks use it too
+        guard = attempt.guard  # async stream hooks use it too
+        if guard is None:
+            guard = attempt.guard = AbortGuard(signal)
         if not getattr(stream, "interrupts_on_abort", False):
             unguarded = next_chunk
 
@@ -145,15 +169,7 @@ def _set_reader(attempt: Attempt, first: Chunk | None, signal: AbortSignal | Non
         next_chunk = recording
         if first is not None:
             raw.append(first.copy())
-    if first is None:
-        attempt.read = next_chunk
-        return
-
-    async def read_first() -> Chunk:
-        attempt.read = next_chunk
-        return first
-
-    attempt.read = read_first
+    attempt.read = next_chunk
 
 
 async def guarded(guard: AbortGuard, out: Awaitable[Any]) -> Any:
