@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procession.processors.builtin.detectors import (
+from procession.guardrails._redaction.detectors import (
     DETECTORS,
     FAMILIES,
     OFFLINE_TYPES,
@@ -25,9 +25,9 @@ from procession.processors.builtin.detectors import (
     detectors_for,
     matching_text,
 )
-from procession.processors.builtin.prompt_text import normalise
-from procession.processors.builtin.redaction import RedactionEngine
-from procession.processors.builtin.system_prompt import PromptLeakEngine
+from procession.guardrails._redaction.redaction import RedactionEngine
+from procession.guardrails._text.prompt_text import normalise
+from procession.guardrails.system_prompt import PromptLeakEngine
 
 from .redaction_data import carriers, carry, ordinary_sentences, secret_values
 

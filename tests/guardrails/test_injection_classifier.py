@@ -14,23 +14,23 @@ import numpy as np
 import pytest
 
 from procession import Agent, ConfigurationError, PromptInjectionDetector, tool
-from procession.processors.builtin import injection_classifier
-from procession.processors.builtin.hashed_head import MAX_WINDOWS, WINDOW, load_head, windows
-from procession.processors.builtin.injection import WITHHELD
-from procession.processors.builtin.injection_classifier import (
+from procession.guardrails._injection import injection_classifier
+from procession.guardrails._injection.injection_classifier import (
     HEAD_PATH,
     encoder_mix,
     injection_head,
     injection_probability,
     load_mix,
 )
-from procession.processors.builtin.injection_rules import scan
-from procession.processors.builtin.sentence_encoder import (
+from procession.guardrails._injection.injection_rules import scan
+from procession.guardrails._injection.sentence_encoder import (
     ENCODER_CHARS,
     embed,
     embed_many,
     encoder_text,
 )
+from procession.guardrails._text.hashed_head import MAX_WINDOWS, WINDOW, load_head, windows
+from procession.guardrails.injection import WITHHELD
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 DATA = Path(__file__).parent.parent / "data" / "injection"
@@ -186,7 +186,7 @@ async def test_a_tool_result_in_another_language_is_withheld_before_the_model_re
 def test_without_numpy_the_default_is_the_rules_and_asking_for_the_head_is_an_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from procession.processors.builtin import injection
+    from procession.guardrails import injection
 
     assert PromptInjectionDetector().classifier is True  # on by default where numpy is
     monkeypatch.setattr(injection, "numpy_installed", lambda: False)

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from procession import Agent, ConfigurationError, ModerationProcessor
-from procession.processors.builtin import moderation_lexicon
-from procession.processors.builtin.moderation_classifier import HEADS, moderation_heads
-from procession.processors.builtin.moderation_context import inside_quotes, unquoted
+from procession.guardrails._moderation import moderation_lexicon
+from procession.guardrails._moderation.moderation_classifier import HEADS, moderation_heads
+from procession.guardrails._moderation.moderation_context import inside_quotes, unquoted
 from procession.testing import Reply, ScriptedModel
 
 DATA = Path(__file__).parent.parent / "data" / "moderation"

@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from stdnum import iban as stdnum_iban
 from stdnum.in_ import aadhaar
 
-from procession.processors.builtin.detectors import OFFLINE_TYPES, detectors_for
-from procession.processors.builtin.national_ids import (
+from procession.guardrails._redaction.detectors import OFFLINE_TYPES, detectors_for
+from procession.guardrails._redaction.national_ids import (
     iban_length,
     national_id_length,
     ssn_length,
 )
-from procession.processors.builtin.redaction import RedactionEngine
+from procession.guardrails._redaction.redaction import RedactionEngine
 from tests.guardrails.streaming import streamed
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from procession import ConfigurationError
-from procession.processors.builtin import options as o
+from procession.guardrails._common import options as o
 from procession.testing import ScriptedModel
 
 

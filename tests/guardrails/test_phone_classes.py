@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from procession import Agent, PIIDetector, RegexFilter
-from procession.processors.builtin.detectors import detectors_for
-from procession.processors.builtin.phones import label_start
-from procession.processors.builtin.redaction import RedactionEngine
+from procession.guardrails._redaction.detectors import detectors_for
+from procession.guardrails._redaction.phones import label_start
+from procession.guardrails._redaction.redaction import RedactionEngine
 from procession.testing import Reply, ScriptedModel
 from tests.guardrails.streaming import streamed
 

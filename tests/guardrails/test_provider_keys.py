@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from procession import Agent, PIIDetector, RegexFilter, StreamRedactor, tool
 from procession.chunks import Chunk
-from procession.processors.builtin.detectors import OFFLINE_TYPES, detectors_for
-from procession.processors.builtin.redaction import RedactionEngine, apply
+from procession.guardrails._redaction.detectors import OFFLINE_TYPES, detectors_for
+from procession.guardrails._redaction.redaction import RedactionEngine, apply
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 from tests.guardrails.streaming import streamed
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procession.processors.builtin.detectors import OFFLINE_TYPES, detectors_for
-from procession.processors.builtin.redaction import RedactionEngine
+from procession.guardrails._redaction.detectors import OFFLINE_TYPES, detectors_for
+from procession.guardrails._redaction.redaction import RedactionEngine
 from tests.guardrails.streaming import streamed
 
 ENGINE = RedactionEngine(detectors_for(OFFLINE_TYPES))

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from procession import Agent, PIIDetector, RegexFilter, StreamRedactor, tool
-from procession.processors.builtin.echo import EchoMemory, EchoPattern
+from procession.guardrails._redaction.echo import EchoMemory, EchoPattern
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 CARDS = ("4539148803436467", "5500005555555559", "371449635398431", "6011000990139424")

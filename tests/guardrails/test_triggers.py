@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procession.processors.builtin import injection_rules, moderation_lexicon
-from procession.processors.builtin.triggers import TriggerIndex, trie_pattern
+from procession.guardrails._injection import injection_rules
+from procession.guardrails._moderation import moderation_lexicon
+from procession.guardrails._text.triggers import TriggerIndex, trie_pattern
 
 DATA = Path(__file__).parent.parent / "data"
 

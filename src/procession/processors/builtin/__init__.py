@@ -7,31 +7,37 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from procession.processors.builtin.batch_parts import (
-        BatchParts,
-    )
-    from procession.processors.builtin.bm25 import (
+    from procession.guardrails._text.bm25 import (
         BM25Index,
     )
-    from procession.processors.builtin.cache_backends import (
+    from procession.guardrails._text.tokens import (
+        BPETokenCounter,
+        EstimateTokenCounter,
+        TokenCounter,
+        token_counter_for,
+    )
+    from procession.guardrails.batch_parts import (
+        BatchParts,
+    )
+    from procession.guardrails.cache_backends import (
         CacheBackend,
         InMemoryCache,
         SQLiteCache,
     )
-    from procession.processors.builtin.classifier import (
+    from procession.guardrails.classifier import (
         Classifier,
         ClassifierContext,
         ModelClassifier,
     )
-    from procession.processors.builtin.history_compat import (
+    from procession.guardrails.history_compat import (
         CompatRule,
         ProviderHistoryCompat,
     )
-    from procession.processors.builtin.injection import (
+    from procession.guardrails.injection import (
         InjectionDetection,
         PromptInjectionDetector,
     )
-    from procession.processors.builtin.judge import (
+    from procession.guardrails.judge import (
         INTERNAL_RUN,
         InternalRun,
         Judge,
@@ -39,122 +45,116 @@ if TYPE_CHECKING:
         JudgeResult,
         is_internal_run,
     )
-    from procession.processors.builtin.language import (
+    from procession.guardrails.language import (
         LanguageDetection,
         LanguageDetector,
     )
-    from procession.processors.builtin.model_selection import (
+    from procession.guardrails.model_selection import (
         ModelChoice,
         ModelDecision,
         ModelSelection,
     )
-    from procession.processors.builtin.moderation import (
+    from procession.guardrails.moderation import (
         ModerationProcessor,
         ModerationResult,
     )
-    from procession.processors.builtin.pii import (
+    from procession.guardrails.pii import (
         PIIDetector,
     )
-    from procession.processors.builtin.prefill import (
+    from procession.guardrails.prefill import (
         PrefillErrorHandler,
     )
-    from procession.processors.builtin.redact import (
+    from procession.guardrails.redact import (
         PATTERNS,
         StreamRedactor,
     )
-    from procession.processors.builtin.regex_filter import (
+    from procession.guardrails.regex_filter import (
         RegexFilter,
         RegexRule,
     )
-    from procession.processors.builtin.response_cache import (
+    from procession.guardrails.response_cache import (
         RESPONSE_CACHE,
         ResponseCache,
     )
-    from procession.processors.builtin.stream_error_retry import (
+    from procession.guardrails.stream_error_retry import (
         RetryMatcher,
         StreamErrorRetry,
     )
-    from procession.processors.builtin.structured_output import (
+    from procession.guardrails.structured_output import (
         StructuredOutputProcessor,
     )
-    from procession.processors.builtin.system_prompt import (
+    from procession.guardrails.system_prompt import (
         SystemPromptScrubber,
     )
-    from procession.processors.builtin.token_cost import (
+    from procession.guardrails.token_cost import (
         TokenCostControl,
     )
-    from procession.processors.builtin.token_limiter import (
+    from procession.guardrails.token_limiter import (
         TokenLimiter,
     )
-    from procession.processors.builtin.tokens import (
-        BPETokenCounter,
-        EstimateTokenCounter,
-        TokenCounter,
-        token_counter_for,
-    )
-    from procession.processors.builtin.tool_call_filter import (
+    from procession.guardrails.tool_call_filter import (
         ToolCallFilter,
     )
-    from procession.processors.builtin.tool_search import (
+    from procession.guardrails.tool_search import (
         TOOL_SEARCH_KEY,
         InMemoryLoadedToolStore,
         LoadedToolStore,
         ToolSearch,
     )
-    from procession.processors.builtin.unicode import (
+    from procession.guardrails.unicode import (
         UnicodeNormalizer,
     )
 
 _WHERE: dict[str, str] = {
-    "BM25Index": "procession.processors.builtin.bm25",
-    "BPETokenCounter": "procession.processors.builtin.tokens",
-    "BatchParts": "procession.processors.builtin.batch_parts",
-    "CacheBackend": "procession.processors.builtin.cache_backends",
-    "Classifier": "procession.processors.builtin.classifier",
-    "ClassifierContext": "procession.processors.builtin.classifier",
-    "CompatRule": "procession.processors.builtin.history_compat",
-    "EstimateTokenCounter": "procession.processors.builtin.tokens",
-    "INTERNAL_RUN": "procession.processors.builtin.judge",
-    "InMemoryCache": "procession.processors.builtin.cache_backends",
-    "InMemoryLoadedToolStore": "procession.processors.builtin.tool_search",
-    "InjectionDetection": "procession.processors.builtin.injection",
-    "InternalRun": "procession.processors.builtin.judge",
-    "Judge": "procession.processors.builtin.judge",
-    "JudgeError": "procession.processors.builtin.judge",
-    "JudgeResult": "procession.processors.builtin.judge",
-    "LanguageDetection": "procession.processors.builtin.language",
-    "LanguageDetector": "procession.processors.builtin.language",
-    "LoadedToolStore": "procession.processors.builtin.tool_search",
-    "ModelChoice": "procession.processors.builtin.model_selection",
-    "ModelClassifier": "procession.processors.builtin.classifier",
-    "ModelDecision": "procession.processors.builtin.model_selection",
-    "ModelSelection": "procession.processors.builtin.model_selection",
-    "ModerationProcessor": "procession.processors.builtin.moderation",
-    "ModerationResult": "procession.processors.builtin.moderation",
-    "PATTERNS": "procession.processors.builtin.redact",
-    "PIIDetector": "procession.processors.builtin.pii",
-    "PrefillErrorHandler": "procession.processors.builtin.prefill",
-    "PromptInjectionDetector": "procession.processors.builtin.injection",
-    "ProviderHistoryCompat": "procession.processors.builtin.history_compat",
-    "RESPONSE_CACHE": "procession.processors.builtin.response_cache",
-    "RegexFilter": "procession.processors.builtin.regex_filter",
-    "RegexRule": "procession.processors.builtin.regex_filter",
-    "ResponseCache": "procession.processors.builtin.response_cache",
-    "RetryMatcher": "procession.processors.builtin.stream_error_retry",
-    "SQLiteCache": "procession.processors.builtin.cache_backends",
-    "StreamErrorRetry": "procession.processors.builtin.stream_error_retry",
-    "StreamRedactor": "procession.processors.builtin.redact",
-    "StructuredOutputProcessor": "procession.processors.builtin.structured_output",
-    "SystemPromptScrubber": "procession.processors.builtin.system_prompt",
-    "TOOL_SEARCH_KEY": "procession.processors.builtin.tool_search",
-    "TokenCostControl": "procession.processors.builtin.token_cost",
-    "TokenCounter": "procession.processors.builtin.tokens",
-    "TokenLimiter": "procession.processors.builtin.token_limiter",
-    "ToolCallFilter": "procession.processors.builtin.tool_call_filter",
-    "ToolSearch": "procession.processors.builtin.tool_search",
-    "UnicodeNormalizer": "procession.processors.builtin.unicode",
-    "is_internal_run": "procession.processors.builtin.judge",
-    "token_counter_for": "procession.processors.builtin.tokens",
+    "BM25Index": "procession.guardrails._text.bm25",
+    "BPETokenCounter": "procession.guardrails._text.tokens",
+    "BatchParts": "procession.guardrails.batch_parts",
+    "CacheBackend": "procession.guardrails.cache_backends",
+    "Classifier": "procession.guardrails.classifier",
+    "ClassifierContext": "procession.guardrails.classifier",
+    "CompatRule": "procession.guardrails.history_compat",
+    "EstimateTokenCounter": "procession.guardrails._text.tokens",
+    "INTERNAL_RUN": "procession.guardrails.judge",
+    "InMemoryCache": "procession.guardrails.cache_backends",
+    "InMemoryLoadedToolStore": "procession.guardrails.tool_search",
+    "InjectionDetection": "procession.guardrails.injection",
+    "InternalRun": "procession.guardrails.judge",
+    "Judge": "procession.guardrails.judge",
+    "JudgeError": "procession.guardrails.judge",
+    "JudgeResult": "procession.guardrails.judge",
+    "LanguageDetection": "procession.guardrails.language",
+    "LanguageDetector": "procession.guardrails.language",
+    "LoadedToolStore": "procession.guardrails.tool_search",
+    "ModelChoice": "procession.guardrails.model_selection",
+    "ModelClassifier": "procession.guardrails.classifier",
+    "ModelDecision": "procession.guardrails.model_selection",
+    "ModelSelection": "procession.guardrails.model_selection",
+    "ModerationProcessor": "procession.guardrails.moderation",
+    "ModerationResult": "procession.guardrails.moderation",
+    "PATTERNS": "procession.guardrails.redact",
+    "PIIDetector": "procession.guardrails.pii",
+    "PrefillErrorHandler": "procession.guardrails.prefill",
+    "PromptInjectionDetector": "procession.guardrails.injection",
+    "ProviderHistoryCompat": "procession.guardrails.history_compat",
+    "RESPONSE_CACHE": "procession.guardrails.response_cache",
+    "RegexFilter": "procession.guardrails.regex_filter",
+    "RegexRule": "procession.guardrails.regex_filter",
+    "ResponseCache": "procession.guardrails.response_cache",
+    "RetryMatcher": "procession.guardrails.stream_error_retry",
+    "SQLiteCache": "procession.guardrails.cache_backends",
+    "StreamErrorRetry": "procession.guardrails.stream_error_retry",
+    "StreamRedactor": "procession.guardrails.redact",
+    "StructuredOutputProcessor": "procession.guardrails.structured_output",
+    "SystemPromptScrubber": "procession.guardrails.system_prompt",
+    "TOOL_SEARCH_KEY": "procession.guardrails.tool_search",
+    "TokenCostControl": "procession.guardrails.token_cost",
+    "TokenCounter": "procession.guardrails._text.tokens",
+    "TokenLimiter": "procession.guardrails.token_limiter",
+    "ToolCallFilter": "procession.guardrails.tool_call_filter",
+    "ToolSearch": "procession.guardrails.tool_search",
+    "UnicodeNormalizer": "procession.guardrails.unicode",
+    "is_internal_run": "procession.guardrails.judge",
+    "token_counter_for": "procession.guardrails._text.tokens",
 }
 """Where each name lives."""
 
