@@ -113,7 +113,7 @@ class ModelClassifier:
         instructions: Replace the judge's instructions.
         processor_id: The processor the judge works for (named in errors and traces).
         error_strategy: Kept in step with the processor's (set by :class:`Classifier`).
-        judge_options: Extra :class:`~procession.processors.builtin.judge.Judge` options.
+        judge_options: Extra :class:`~procession.guardrails.judge.Judge` options.
     """
 
     def __init__(

@@ -3,14 +3,14 @@
 Three modes:
 
 * ``"offline"`` (the default without a model): the rule set of
-  :mod:`~procession.processors.builtin.injection_rules` — instruction overrides, role
+  :mod:`~procession.guardrails._injection.injection_rules` — instruction overrides, role
   manipulation and jailbreaks, system-override markers, prompt and data exfiltration,
   tool-driven exfiltration, encoded payloads and hidden Unicode — read with the shipped
-  classifier head (:mod:`~procession.processors.builtin.injection_classifier`: hashed
+  classifier head (:mod:`~procession.guardrails._injection.injection_classifier`: hashed
   character n-grams and the rules that fired, mixed with a multilingual sentence encoder's
   reading; on by default where numpy is installed; a few milliseconds per message). No
   model call.
-* ``"model"``: a :class:`~procession.processors.builtin.judge.Judge` decides (Mastra's way).
+* ``"model"``: a :class:`~procession.guardrails.judge.Judge` decides (Mastra's way).
 * ``"both"`` (the default with a model): the rules first; what they do not flag goes to the
   judge. Flagged if either flags.
 

@@ -16,7 +16,7 @@ id, the embedded ``local/smollm2`` included — at temperature 0::
     if verdict is not None and verdict.flagged:
         ...
 
-**Parsing.** The answer is read with :func:`~procession.processors.builtin.jsonrepair.
+**Parsing.** The answer is read with :func:`~procession.guardrails._text.jsonrepair.
 extract_json` (prose, code fences, single quotes, Python literals, bare keys, trailing
 commas and truncated objects are repaired) and validated against the answer type — a
 dataclass, a ``TypedDict`` or a pydantic model — with pydantic in lax mode (``"0.8"`` is a

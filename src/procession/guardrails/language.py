@@ -120,7 +120,7 @@ class LanguageDetector(Processor):
         last_message_only: Analyse only the last input message.
         error_strategy: A failed judge: ``"strict"`` (default: block) or ``"warn"``.
         on_violation: Called for every non-target detection (D8).
-        judge_options: Extra :class:`~procession.processors.builtin.judge.Judge` options.
+        judge_options: Extra :class:`~procession.guardrails.judge.Judge` options.
     """
 
     id = "language-detector"

@@ -9,7 +9,7 @@ the first only (``scope="first-step"``). Two ways to choose:
   model; the judge names the best choice and how sure it is (below ``min_probability`` the
   agent's own model is kept);
 * **a classifier**: ``classify=`` any function from text to ``{label: probability}`` (sync or
-  async; a :class:`~procession.processors.builtin.classifier.ModelClassifier` works) and
+  async; a :class:`~procession.guardrails.classifier.ModelClassifier` works) and
   ``select(answers)`` returning a model, an id, or ``None`` to keep the agent's.
 
 Routing is not a guardrail: a classifier or judge that fails keeps the agent's own model and
@@ -125,7 +125,7 @@ class ModelSelection(Processor):
             agent's model) or ``"strict"`` (abort).
         on_decision: Called with every :class:`ModelDecision` (sync or async).
         id: The processor id (default ``"model-selection"``).
-        judge_options: Extra :class:`~procession.processors.builtin.judge.Judge` options.
+        judge_options: Extra :class:`~procession.guardrails.judge.Judge` options.
     """
 
     def __init__(

@@ -7,9 +7,9 @@ with ``Content flagged for moderation. Categories: ...``), ``warn`` (log and rep
 current delta, or the last ``chunk_window`` deltas joined.
 
 ``mode="offline"`` (the default without a model) uses bundled rules instead
-(:mod:`~procession.processors.builtin.moderation_lexicon`, ten languages) and, unless
+(:mod:`~procession.guardrails._moderation.moderation_lexicon`, ten languages) and, unless
 ``classifier=False``, three small shipped heads
-(:mod:`~procession.processors.builtin.moderation_classifier`): no model call. In the stream
+(:mod:`~procession.guardrails._moderation.moderation_classifier`): no model call. In the stream
 the rules are a plain per-chunk check that carries the tail of the text across chunks so a
 phrase split between deltas is still found; the heads read each sentence as it completes
 (and the unfinished rest with the result). ``mode="both"`` asks the judge only about what
@@ -125,7 +125,7 @@ class ModerationProcessor(Processor):
         error_strategy: A failed judge: ``"strict"`` (default: block) or ``"warn"``.
         instructions: Replace the judge's instructions.
         on_violation: Called for every detection (D8).
-        judge_options: Extra :class:`~procession.processors.builtin.judge.Judge` options.
+        judge_options: Extra :class:`~procession.guardrails.judge.Judge` options.
     """
 
     id = "moderation"

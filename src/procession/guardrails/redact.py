@@ -5,7 +5,7 @@ back the open candidate at the end of the text (at most ``hold`` characters; a l
 redacted, never released) and releases it, redacted, once it is decided. Text, reasoning,
 streamed tool-call arguments and tool chunks are covered, and what the client receives,
 ``result.text``, the steps, the messages and the store all agree (see
-:mod:`procession.processors.builtin.redacting`).
+:mod:`procession.guardrails._redaction.redacting`).
 """
 
 from __future__ import annotations

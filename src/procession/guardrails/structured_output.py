@@ -18,7 +18,7 @@ budget allows; otherwise the run ends with a tripwire), ``"warn"`` logs and leav
 ``{"fallback": true}``).
 
 The structuring call is an internal run: its ``request_context`` carries
-:data:`~procession.processors.builtin.judge.INTERNAL_RUN` so tracing can tell it apart.
+:data:`~procession.guardrails.judge.INTERNAL_RUN` so tracing can tell it apart.
 """
 
 from __future__ import annotations

@@ -66,7 +66,7 @@ class PromptLeakEngine:
     Args:
         prompts: The system texts to protect.
         min_length: How many normalised characters of repetition count as a leak (see
-            :mod:`procession.processors.builtin.prompt_text`).
+            :mod:`procession.guardrails._text.prompt_text`).
         hold: The hold bound of the scanners' batches (see ``RedactionEngine``).
     """
 
@@ -346,7 +346,7 @@ class SystemPromptScrubber(RedactingProcessor):
         placeholder_text: The placeholder (default ``[SYSTEM_PROMPT]``).
         min_length: Characters of repetition that count as a leak (default 40), counted in
             normalised text (white space, format characters, emphasis, look-alikes and case
-            folded: see :mod:`procession.processors.builtin.prompt_text`).
+            folded: see :mod:`procession.guardrails._text.prompt_text`).
         include_tagged: Also protect tagged system messages (memory context, retry feedback);
             default False: the agent's instructions and caller-provided system messages.
         custom_patterns: Extra hints for the judge (Mastra's ``customPatterns``).

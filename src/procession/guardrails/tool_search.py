@@ -4,7 +4,7 @@ An agent with hundreds of tools pays for every definition on every call and choo
 ``ToolSearch`` keeps a catalogue out of the prompt and gives the model two meta-tools:
 
 - ``search_tools(query)``: the best matches (BM25 over each tool's name and description,
-  :mod:`~procession.processors.builtin.bm25`), with their descriptions;
+  :mod:`~procession.guardrails._text.bm25`), with their descriptions;
 - ``load_tool(name)``: makes a tool callable from the next step on.
 
 Loaded tools are remembered per thread (per run without a thread) in a pluggable

@@ -2,11 +2,11 @@
 
 :func:`injection_probability` reads a text two ways and mixes them:
 
-* the hashed half (:mod:`~procession.processors.builtin.hashed_head`): character n-grams and
+* the hashed half (:mod:`~procession.guardrails._text.hashed_head`): character n-grams and
   words of the normalised text, with the offline rules that fired as extra features, read in
   windows (the highest window counts);
 * the encoder half, when the ``guardrails`` extra's sentence encoder is installed
-  (:mod:`~procession.processors.builtin.sentence_encoder`): a logistic regression over the
+  (:mod:`~procession.guardrails._injection.sentence_encoder`): a logistic regression over the
   multilingual embedding of the start of that highest window, so an attack phrased in words
   the n-grams never saw, or in another of the encoder's languages, still reads as one.
 

@@ -2,7 +2,7 @@
 
 One logistic-regression head per goal category — clear threats, harassment aimed at a
 person, first-person self-harm — over the language-agnostic features of
-:mod:`~procession.processors.builtin.hashed_head` (character 2- to 4-grams, words and word pairs),
+:mod:`~procession.guardrails._text.hashed_head` (character 2- to 4-grams, words and word pairs),
 read in windows. They catch phrasings the rules do not list ("I'll snap your neck", "you're
 going to end up in a body bag") in any of the languages they were trained on. Each head's
 bias was shifted so that its dev threshold sits at probability 0.5, the processor's default

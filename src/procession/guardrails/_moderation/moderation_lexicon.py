@@ -619,7 +619,7 @@ LEXICON: Final[tuple[tuple[str, float, str], ...]] = _BASE + tuple(
     (category, score, pattern) for category, score, pattern, _ in ENTRIES
 )
 """``(category, score, pattern)`` entries: English and Chinese, then the other languages'
-(:data:`~procession.processors.builtin.moderation_languages.ENTRIES`)."""
+(:data:`~procession.guardrails._moderation.moderation_languages.ENTRIES`)."""
 TRIGGERS: Final[tuple[tuple[str, ...], ...]] = _BASE_TRIGGERS + tuple(t for *_, t in ENTRIES)
 """For each :data:`LEXICON` entry, literals every match of it contains."""
 
@@ -646,7 +646,7 @@ def score_categories(normalised: str) -> dict[str, float]:
 
     A phrase inside quotation marks is reported speech and does not count; threats in a text
     about a game, and threats or self-harm intent said as a joke, do not count either
-    (:mod:`~procession.processors.builtin.moderation_context`).
+    (:mod:`~procession.guardrails._moderation.moderation_context`).
     """
     scores: dict[str, float] = {}
     candidates = INDEX.candidates(normalised)

@@ -603,7 +603,7 @@ def _built_in() -> dict[str, tuple[Detector, ...]]:
 @dataclass(frozen=True, slots=True)
 class PhoneDetector(Detector):
     """The phone-number detector: a run of digit groups, cut into the numbers it holds and
-    judged with the text around it (see :mod:`procession.processors.builtin.phones`)."""
+    judged with the text around it (see :mod:`procession.guardrails._redaction.phones`)."""
 
     def find(
         self,

@@ -9,7 +9,7 @@ results, never the digits themselves, so the run's state stays JSON-serialisable
 nothing a checkpoint could leak. :class:`EchoPattern` finds, in later text, *chains* of digit
 runs that are fragments of a seen card (each within :data:`ECHO_GAP` characters of the
 previous one) and reports every fragment of a chain that shows more than the display rule
-allows; used as a :class:`~procession.processors.builtin.redaction.CustomRule`'s pattern, its
+allows; used as a :class:`~procession.guardrails._redaction.redaction.CustomRule`'s pattern, its
 partial matching holds a chain back while more of it may still arrive (fail closed).
 """
 

@@ -1,6 +1,6 @@
 """Rules for US Social Security numbers, national identity numbers and IBANs.
 
-:mod:`~procession.processors.builtin.detectors` builds its ``ssn``, ``national-id`` and
+:mod:`~procession.guardrails._redaction.detectors` builds its ``ssn``, ``national-id`` and
 ``iban`` detectors from the patterns and validators here (decision 0255).
 
 A *digit run* is what people write an identity number as: digits in groups, the groups apart

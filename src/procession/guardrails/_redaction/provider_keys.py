@@ -3,7 +3,7 @@
 Each provider documents how its keys look: a literal prefix (``figd_``, ``glsa_``,
 ``hvs.``), a length and an alphabet, sometimes a check part (Grafana's ``_<8 hex>`` tail).
 This module holds the formats the older ``api-key`` shapes did not list, as four
-:class:`~procession.processors.builtin.detectors.Detector` patterns of the ``api-key`` type:
+:class:`~procession.guardrails._redaction.detectors.Detector` patterns of the ``api-key`` type:
 
 - ``LOWER`` and ``CAPITAL``: formats led by a literal head (lower case or punctuation first,
   or a capital first), among them 1Password service accounts (``ops_eyJ``),

@@ -1,10 +1,10 @@
 """``RedactingProcessor``: every channel a secret can leave a run by, for every redactor.
 
 ``StreamRedactor``, ``RegexFilter``, ``PIIDetector`` and ``SystemPromptScrubber`` all build on
-it. Given a :class:`~procession.processors.builtin.redaction.RedactionEngine` it covers:
+it. Given a :class:`~procession.guardrails._redaction.redaction.RedactionEngine` it covers:
 
 - text deltas and reasoning deltas, held across chunks by one
-  :class:`~procession.processors.builtin.redaction.StreamScanner` each;
+  :class:`~procession.guardrails._redaction.redaction.StreamScanner` each;
 - streamed tool-call arguments (``tool-call-delta``, one scanner per call) and the
   ``tool-call`` chunk, whose displayed arguments are redacted while ``execution_args`` keeps
   the real ones for the tool;

@@ -82,7 +82,7 @@ class RedactionEngine:
     """The detectors, custom rules and hold bound of one processor (shared by its runs).
 
     Args:
-        detectors: Built-in detectors (:func:`~procession.processors.builtin.detectors.
+        detectors: Built-in detectors (:func:`~procession.guardrails._redaction.detectors.
             detectors_for`).
         rules: Users' own patterns.
         hold: The most characters a stream may hold back; a candidate that outgrows it is
