@@ -28,8 +28,7 @@ from procession.guardrails._redaction.detectors import (
 from procession.guardrails._redaction.redaction import RedactionEngine
 from procession.guardrails._text.prompt_text import normalise
 from procession.guardrails.system_prompt import PromptLeakEngine
-
-from .redaction_data import carriers, carry, ordinary_sentences, secret_values
+from tests.guardrails.redaction_data import carriers, carry, ordinary_sentences, secret_values
 
 ENGINES = {
     "every offline type": detectors_for(OFFLINE_TYPES),

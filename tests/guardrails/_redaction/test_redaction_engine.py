@@ -16,8 +16,7 @@ from procession.guardrails._redaction.redaction import (
     apply,
     redact_value,
 )
-
-from .redaction_data import carriers, carry, ordinary_sentences, secret_values
+from tests.guardrails.redaction_data import carriers, carry, ordinary_sentences, secret_values
 
 ENGINE = RedactionEngine(detectors_for(OFFLINE_TYPES))
 SAMPLES = [(kind, value) for kind, values in secret_values().items() for value in values]

@@ -14,7 +14,7 @@ from procession.guardrails._injection import injection_rules
 from procession.guardrails._moderation import moderation_lexicon
 from procession.guardrails._text.triggers import TriggerIndex, trie_pattern
 
-DATA = Path(__file__).parent.parent / "data"
+DATA = Path(__file__).parents[2] / "data"
 
 
 @settings(max_examples=200)

@@ -28,7 +28,7 @@ from procession.guardrails._redaction.national_ids import (
 from procession.guardrails._redaction.redaction import RedactionEngine
 from tests.guardrails.streaming import streamed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from guardrail_eval.harness import Runner, score  # noqa: E402

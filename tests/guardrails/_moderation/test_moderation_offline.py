@@ -16,7 +16,7 @@ from procession.guardrails._moderation.moderation_classifier import HEADS, moder
 from procession.guardrails._moderation.moderation_context import inside_quotes, unquoted
 from procession.testing import Reply, ScriptedModel
 
-DATA = Path(__file__).parent.parent / "data" / "moderation"
+DATA = Path(__file__).parents[2] / "data" / "moderation"
 RULES_ONLY = ModerationProcessor(classifier=False)
 DEFAULT = ModerationProcessor()
 

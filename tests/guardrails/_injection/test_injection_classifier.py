@@ -33,7 +33,7 @@ from procession.guardrails._text.hashed_head import MAX_WINDOWS, WINDOW, load_he
 from procession.guardrails.injection import WITHHELD
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
-DATA = Path(__file__).parent.parent / "data" / "injection"
+DATA = Path(__file__).parents[2] / "data" / "injection"
 
 
 def load(name: str) -> list[dict[str, Any]]:
