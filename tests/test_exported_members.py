@@ -146,3 +146,22 @@ def test_every_import_the_docs_show_works_without_a_warning(path: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _resolve(path)
+
+
+def test_the_classifier_heads_sit_inside_the_package_so_the_wheel_ships_them() -> None:
+    import tomllib
+
+    from procession.guardrails._injection.injection_classifier import HEAD_PATH
+
+    root = Path(__file__).resolve().parents[1]
+    wheel = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["hatch"]["build"]
+    assert wheel["targets"]["wheel"]["packages"] == ["src/procession"]
+    package = Path(guardrails.__file__).resolve().parent
+    heads = sorted(package.rglob("*.npz"))
+    assert HEAD_PATH.resolve() in heads
+    assert {p.name for p in heads} >= {
+        "injection_head.npz",
+        "moderation_harassment_head.npz",
+        "moderation_self_harm_head.npz",
+        "moderation_threat_head.npz",
+    }
