@@ -41,8 +41,8 @@ from typing import Any
 
 from benchlib import median
 from procession import Chunk, ModerationProcessor, PromptInjectionDetector
-from procession.processors.builtin.injection_classifier import encoder_mix
-from procession.processors.builtin.language import identify_language
+from procession.guardrails._injection.injection_classifier import encoder_mix
+from procession.guardrails.language import identify_language
 
 ROOT = Path(__file__).resolve().parent.parent
 INJECTION_SET = ROOT / "tests" / "data" / "prompt_injection.jsonl"

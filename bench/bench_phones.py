@@ -28,8 +28,8 @@ from typing import Any
 
 from procession import PIIDetector, RegexFilter
 from procession.chunks import Chunk
-from procession.processors.builtin.detectors import clear_validation_cache
-from procession.processors.builtin.redacting import RedactingProcessor
+from procession.guardrails._redaction.detectors import clear_validation_cache
+from procession.guardrails._redaction.redacting import RedactingProcessor
 
 SHAPES = (
     "+33 {1} {2} {2} {2} {2}", "+33.{1}.{2}.{2}.{2}.{2}", "+44 {2} {4} {4}", "0{4} {6}",

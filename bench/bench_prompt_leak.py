@@ -48,8 +48,8 @@ from tests.guardrails.prompt_leak_suite import (  # noqa: E402
 
 from procession import SystemPromptScrubber  # noqa: E402
 from procession.chunks import Chunk  # noqa: E402
+from procession.guardrails.system_prompt import PromptLeakEngine  # noqa: E402
 from procession.messages import MessageList  # noqa: E402
-from procession.processors.builtin.system_prompt import PromptLeakEngine  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "prompt_leak.json"
 

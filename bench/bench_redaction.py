@@ -35,15 +35,15 @@ from typing import Any
 
 from procession import PIIDetector, RegexFilter, StreamRedactor, SystemPromptScrubber
 from procession.chunks import Chunk
-from procession.messages import MessageList
-from procession.processors.builtin.detectors import (
+from procession.guardrails._redaction.detectors import (
     OFFLINE_TYPES,
     Detection,
     clear_validation_cache,
     detectors_for,
 )
-from procession.processors.builtin.redacting import RedactingProcessor
-from procession.processors.builtin.redaction import RedactionEngine, apply, redact_value
+from procession.guardrails._redaction.redacting import RedactingProcessor
+from procession.guardrails._redaction.redaction import RedactionEngine, apply, redact_value
+from procession.messages import MessageList
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 RESULTS = Path(__file__).parent / "results" / "redaction.json"

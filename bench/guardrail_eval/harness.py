@@ -29,8 +29,8 @@ from typing import Any
 
 from procession import Agent, Memory, PIIDetector, RegexFilter, StreamRedactor, tool
 from procession.chunks import Chunk
+from procession.guardrails._redaction.redacting import RedactingProcessor
 from procession.memory import SQLiteStorage
-from procession.processors.builtin.redacting import RedactingProcessor
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 DATA = Path(__file__).resolve().parent / "data"

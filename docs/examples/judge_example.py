@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from procession import Judge, LanguageModel, Message, Processor
-from procession.processors.builtin.judge import fence, select_messages
+from procession.guardrails.judge import fence, select_messages
 
 
 @dataclass

@@ -47,7 +47,7 @@ from handwritten_more import (  # noqa: E402
     PROSE_FOURTH,
 )
 
-from procession.processors.builtin.language import identify_language  # noqa: E402
+from procession.guardrails.language import identify_language  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "injection"
 MAX_CHARS = 3000

@@ -5,17 +5,17 @@
 Reads ``tests/data/injection/train.jsonl`` (fit) and ``dev.jsonl`` (mix and thresholds),
 never a held-out split. Two halves, each fitted on train:
 
-* hashed: logistic regression over :mod:`procession.processors.builtin.hashed_head` features
+* hashed: logistic regression over :mod:`procession.guardrails._text.hashed_head` features
   plus the offline rules that fired, full-batch Adam with L2, class-balanced per language;
   its bias is shifted so that 0.7 is its own dev operating point (the fallback when the
   sentence encoder is not installed);
 * encoder: logistic regression over the multilingual sentence embedding
-  (:mod:`procession.processors.builtin.sentence_encoder`), same weighting.
+  (:mod:`procession.guardrails._injection.sentence_encoder`), same weighting.
 
 Then four mixing weights (hashed logit, encoder logit, rules' score, constant) are fitted on
 dev by logistic regression, and the mixed logit's dev operating point is moved to 0.7. The
 operating point: the best dev recall with precision >= 0.95 and at most 3 % of the dev's
-benign texts flagged. Writes ``src/procession/processors/builtin/data/injection_head.npz``.
+benign texts flagged. Writes ``src/procession/guardrails/_injection/data/injection_head.npz``.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from sparse_logistic import adam_fit  # noqa: E402
 
-from procession.processors.builtin.hashed_head import features, window_starts, windows  # noqa: E402
-from procession.processors.builtin.injection_classifier import rule_features  # noqa: E402
-from procession.processors.builtin.injection_rules import normalise, scan  # noqa: E402
-from procession.processors.builtin.sentence_encoder import embed_many  # noqa: E402
+from procession.guardrails._injection.injection_classifier import rule_features  # noqa: E402
+from procession.guardrails._injection.injection_rules import normalise, scan  # noqa: E402
+from procession.guardrails._injection.sentence_encoder import embed_many  # noqa: E402
+from procession.guardrails._text.hashed_head import features, window_starts, windows  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "injection"
-OUT = ROOT / "src" / "procession" / "processors" / "builtin" / "data" / "injection_head.npz"
+OUT = ROOT / "src" / "procession" / "guardrails" / "_injection" / "data" / "injection_head.npz"
 BITS = 18
 TARGET = 0.7
 PRECISION = 0.95

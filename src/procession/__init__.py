@@ -6,6 +6,7 @@ flows through an agent, on the live stream. See ``docs/lifecycle.md``.
 
 from typing import TYPE_CHECKING, Any
 
+from procession import guardrails
 from procession._version import __version__
 from procession.agent import Agent, AgentStream
 from procession.approvals import ApprovalBroker, ApprovalRequest, Decision, LocalApprovals
@@ -102,110 +103,14 @@ from procession.signals import AbortSignal
 from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
 
 if TYPE_CHECKING:
+    from procession.guardrails import *  # noqa: F403 (the guardrail names, for the type checker)
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
-    from procession.processors.builtin import (
-        BatchParts,
-        BM25Index,
-        BPETokenCounter,
-        CacheBackend,
-        Classifier,
-        ClassifierContext,
-        CompatRule,
-        EstimateTokenCounter,
-        InjectionDetection,
-        InMemoryCache,
-        InMemoryLoadedToolStore,
-        InternalRun,
-        Judge,
-        JudgeError,
-        JudgeResult,
-        LanguageDetection,
-        LanguageDetector,
-        LoadedToolStore,
-        ModelChoice,
-        ModelClassifier,
-        ModelDecision,
-        ModelSelection,
-        ModerationProcessor,
-        ModerationResult,
-        PIIDetector,
-        PrefillErrorHandler,
-        PromptInjectionDetector,
-        ProviderHistoryCompat,
-        RegexFilter,
-        RegexRule,
-        ResponseCache,
-        RetryMatcher,
-        SQLiteCache,
-        StreamErrorRetry,
-        StreamRedactor,
-        StructuredOutputProcessor,
-        SystemPromptScrubber,
-        TokenCostControl,
-        TokenCounter,
-        TokenLimiter,
-        ToolCallFilter,
-        ToolSearch,
-        UnicodeNormalizer,
-        is_internal_run,
-        token_counter_for,
-    )
     from procession.server import CORS, APIKey, Auth, JWTAuth, ServerLimits, create_app
 
 _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
 _LAZY_SERVER = frozenset(("APIKey", "Auth", "CORS", "JWTAuth", "ServerLimits", "create_app"))
 """The HTTP server's names (the ``server`` extra), loaded on first use."""
-_LAZY_PROCESSORS = frozenset(
-    (
-        "BatchParts",
-        "BM25Index",
-        "BPETokenCounter",
-        "CacheBackend",
-        "Classifier",
-        "ClassifierContext",
-        "CompatRule",
-        "EstimateTokenCounter",
-        "InjectionDetection",
-        "InMemoryCache",
-        "InMemoryLoadedToolStore",
-        "InternalRun",
-        "Judge",
-        "JudgeError",
-        "JudgeResult",
-        "LanguageDetection",
-        "LanguageDetector",
-        "LoadedToolStore",
-        "ModelChoice",
-        "ModelClassifier",
-        "ModelDecision",
-        "ModelSelection",
-        "ModerationProcessor",
-        "ModerationResult",
-        "PIIDetector",
-        "PrefillErrorHandler",
-        "PromptInjectionDetector",
-        "ProviderHistoryCompat",
-        "RegexFilter",
-        "RegexRule",
-        "ResponseCache",
-        "RetryMatcher",
-        "SQLiteCache",
-        "StreamErrorRetry",
-        "StreamRedactor",
-        "StructuredOutputProcessor",
-        "SystemPromptScrubber",
-        "TokenCostControl",
-        "TokenCounter",
-        "TokenLimiter",
-        "ToolCallFilter",
-        "ToolSearch",
-        "UnicodeNormalizer",
-        "is_internal_run",
-        "token_counter_for",
-    )
-)
-"""The built-in processors, loaded on first use (they compile patterns and tables)."""
 
 
 def __getattr__(name: str) -> Any:
@@ -213,10 +118,8 @@ def __getattr__(name: str) -> Any:
         import procession.memory
 
         return getattr(procession.memory, name)
-    if name in _LAZY_PROCESSORS:
-        import procession.processors.builtin as builtin
-
-        return getattr(builtin, name)
+    if name in guardrails.NAMES:
+        return getattr(guardrails, name)
     if name in _LAZY_SERVER:
         import procession.server
 
@@ -235,15 +138,8 @@ __all__ = [
     "ApprovalBroker",
     "ApprovalRequest",
     "Auth",
-    "BM25Index",
-    "BPETokenCounter",
-    "BatchParts",
     "CORS",
-    "CacheBackend",
     "Chunk",
-    "Classifier",
-    "ClassifierContext",
-    "CompatRule",
     "ConfigurationError",
     "ContextKey",
     "DataPart",
@@ -251,22 +147,11 @@ __all__ = [
     "Embedder",
     "ErrorPart",
     "ErrorProcessor",
-    "EstimateTokenCounter",
     "FilePart",
-    "InMemoryCache",
-    "InMemoryLoadedToolStore",
-    "InjectionDetection",
     "InputProcessor",
-    "InternalRun",
     "JWTAuth",
     "Journal",
-    "Judge",
-    "JudgeError",
-    "JudgeResult",
-    "LanguageDetection",
-    "LanguageDetector",
     "LanguageModel",
-    "LoadedToolStore",
     "LocalApprovals",
     "MCPClient",
     "MCPConnectionError",
@@ -278,20 +163,12 @@ __all__ = [
     "MessageListView",
     "MessageSource",
     "ModelCallOptions",
-    "ModelChoice",
-    "ModelClassifier",
-    "ModelDecision",
     "ModelError",
-    "ModelSelection",
     "ModelSettings",
     "ModelSetupError",
-    "ModerationProcessor",
-    "ModerationResult",
     "Mutation",
     "OutputProcessor",
-    "PIIDetector",
     "Part",
-    "PrefillErrorHandler",
     "ProcessAPIError",
     "ProcessAPIErrorResult",
     "ProcessInput",
@@ -310,37 +187,22 @@ __all__ = [
     "ProcessorMessageResult",
     "ProcessorViolation",
     "Prompt",
-    "PromptInjectionDetector",
     "PromptMessage",
-    "ProviderHistoryCompat",
     "ReasoningPart",
-    "RegexFilter",
-    "RegexRule",
     "RequestContext",
-    "ResponseCache",
     "ResponseFormat",
-    "RetryMatcher",
     "Role",
-    "SQLiteCache",
     "SemanticRecallConfig",
     "ServerLimits",
     "SourceDocumentPart",
     "SourcePart",
     "StepResult",
     "StepStartPart",
-    "StreamErrorRetry",
-    "StreamRedactor",
     "StreamResult",
     "StructuredOutputError",
-    "StructuredOutputProcessor",
     "SystemMessage",
-    "SystemPromptScrubber",
     "TextPart",
-    "TokenCostControl",
-    "TokenCounter",
-    "TokenLimiter",
     "Tool",
-    "ToolCallFilter",
     "ToolCallInfo",
     "ToolChoice",
     "ToolContext",
@@ -352,11 +214,9 @@ __all__ = [
     "ToolInvocationState",
     "ToolOutcome",
     "ToolResultInfo",
-    "ToolSearch",
     "ToolWriter",
     "TracingContext",
     "TripWire",
-    "UnicodeNormalizer",
     "UnknownModelError",
     "UnknownPart",
     "Usage",
@@ -366,7 +226,6 @@ __all__ = [
     "create_app",
     "finish_chunk",
     "get_text",
-    "is_internal_run",
     "mcp_tools",
     "message_from_dict",
     "message_to_dict",
@@ -380,7 +239,8 @@ __all__ = [
     "resolve_model",
     "to_model_messages",
     "to_prompt",
-    "token_counter_for",
     "tool",
     "validate_messages",
 ]
+__all__ += guardrails.__all__  # the guardrail library's names, from its one table
+__all__.sort()

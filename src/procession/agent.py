@@ -378,7 +378,7 @@ def _expand_shortcuts(call: CallOptions) -> CallOptions:
     ``structuredOutput.model``); the agent's own model is not asked for JSON."""
     structured = call.structured_output
     if isinstance(structured, Mapping) and "model" in structured:
-        from procession.processors.builtin.structured_output import StructuredOutputProcessor
+        from procession.guardrails.structured_output import StructuredOutputProcessor
 
         values = check_structured_shortcut(structured)
         processor = StructuredOutputProcessor(values.pop("schema"), values.pop("model"), **values)

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from procession import Agent, Processor, ProcessorError, tool
 from procession.durable import DurableRuns, check_states, stored_states
-from procession.processors.builtin import (
+from procession.guardrails import (
     BatchParts,
     InMemoryCache,
     LanguageDetector,

@@ -25,7 +25,7 @@ from procession import Agent, tool
 from procession.durable import DBOSJournal, DurableRuns
 from procession.durable.checkpoints import Checkpoints, Sealer, prune_checkpoints
 from procession.errors import StorageError
-from procession.processors.builtin import PIIDetector, StreamRedactor
+from procession.guardrails import PIIDetector, StreamRedactor
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 from tests.durable.test_dbos_kills import _database_url, _drop_database
 

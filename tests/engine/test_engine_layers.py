@@ -55,7 +55,7 @@ def test_the_hook_runner_knows_no_observer_by_name() -> None:
 
 @pytest.mark.parametrize("module", ["judge.py", "structured_output.py"])
 def test_sub_runs_do_not_build_an_agent(module: str) -> None:
-    names = set(_imported(SRC / "processors" / "builtin" / module))
+    names = set(_imported(SRC / "guardrails" / module))
     assert "procession.agent" not in names
     assert "procession._engine" in names
 

@@ -30,7 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 
-from procession.processors.builtin.prompt_text import prototypes, skeleton
+from procession.guardrails._text.prompt_text import prototypes, skeleton
 
 CLASSES = ("whitespace", "format", "emphasis", "lookalike", "mixture")
 DEV_SEEDS = range(10_000)

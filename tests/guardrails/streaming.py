@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from procession.processors.builtin.redaction import RedactionEngine, apply
+from procession.guardrails._redaction.redaction import RedactionEngine, apply
 
 
 def streamed(engine: RedactionEngine, text: str, cuts: list[int]) -> str:

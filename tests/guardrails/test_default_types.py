@@ -13,10 +13,10 @@ import json
 import pytest
 
 from procession import PIIDetector, RegexFilter, StreamRedactor
-from procession.processors.builtin.detectors import Detection
-from procession.processors.builtin.pii import PII_DEFAULT_TYPES, PII_OPT_IN_TYPES
-from procession.processors.builtin.redacting import RedactingProcessor
-from procession.processors.builtin.redaction import apply, mask_value
+from procession.guardrails._redaction.detectors import Detection
+from procession.guardrails._redaction.redacting import RedactingProcessor
+from procession.guardrails._redaction.redaction import apply, mask_value
+from procession.guardrails.pii import PII_DEFAULT_TYPES, PII_OPT_IN_TYPES
 
 
 def redactors() -> list[RedactingProcessor]:

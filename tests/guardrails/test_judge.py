@@ -17,8 +17,8 @@ from procession import (
     register_model,
 )
 from procession.errors import APICallError
-from procession.processors import INTERNAL_RUN, InternalRun, Judge, JudgeError, is_internal_run
-from procession.processors.builtin.judge import fence, select_messages
+from procession.guardrails import INTERNAL_RUN, InternalRun, Judge, JudgeError, is_internal_run
+from procession.guardrails.judge import fence, select_messages
 from procession.testing import Reply, ScriptedModel
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from procession import Agent, ConfigurationError, LanguageDetector, Message, ProcessorViolation
-from procession.processors.builtin.language import identify_language
-from procession.processors.builtin.languages import chinese_script, language_code
+from procession.guardrails._text.languages import chinese_script, language_code
+from procession.guardrails.language import identify_language
 from procession.testing import ScriptedModel
 
 FRENCH = "Bonjour, où est ma commande ? Je l'attends depuis lundi."

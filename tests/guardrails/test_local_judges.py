@@ -22,7 +22,7 @@ from procession import (
     PromptInjectionDetector,
     RequestContext,
 )
-from procession.processors import INTERNAL_RUN
+from procession.guardrails import INTERNAL_RUN
 from procession.testing import ScriptedModel
 
 pytestmark = [

@@ -18,7 +18,7 @@ from procession import (
     PromptInjectionDetector,
     tool,
 )
-from procession.processors.builtin.injection_rules import normalise, scan
+from procession.guardrails._injection.injection_rules import normalise, scan
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 DATA = Path(__file__).parent.parent / "data" / "prompt_injection.jsonl"

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from procession.processors.builtin import prompt_text
-from procession.processors.builtin.prompt_text import key_of, normalise, skeleton
-from procession.processors.builtin.system_prompt import PromptLeakEngine
+from procession.guardrails._text import prompt_text
+from procession.guardrails._text.prompt_text import key_of, normalise, skeleton
+from procession.guardrails.system_prompt import PromptLeakEngine
 
 from .prompt_leak_suite import (
     CLASSES,

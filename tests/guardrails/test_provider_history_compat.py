@@ -19,9 +19,7 @@ from procession import (
     TextPart,
     tool,
 )
-from procession.memory import Memory
-from procession.memory.sqlite import SQLiteStorage
-from procession.processors.builtin.history_compat import (
+from procession.guardrails.history_compat import (
     AnthropicReasoningSignatures,
     AnthropicToolCallIds,
     AzureSystemReminders,
@@ -30,6 +28,8 @@ from procession.processors.builtin.history_compat import (
     OrphanOpenAIItemIds,
     anthropic_tool_call_id,
 )
+from procession.memory import Memory
+from procession.memory.sqlite import SQLiteStorage
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 

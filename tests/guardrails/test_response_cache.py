@@ -22,7 +22,7 @@ from procession import (
     SQLiteCache,
     tool,
 )
-from procession.processors import RESPONSE_CACHE
+from procession.guardrails import RESPONSE_CACHE
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from procession import AbortSignal, Agent, APICallError, ConfigurationError
-from procession.processors import RetryMatcher, StreamErrorRetry
-from procession.processors.builtin import stream_error_retry
+from procession.guardrails import RetryMatcher, StreamErrorRetry, stream_error_retry
 from procession.testing import Reply, ScriptedModel
 
 

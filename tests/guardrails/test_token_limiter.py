@@ -22,9 +22,9 @@ from procession import (
     token_counter_for,
     tool,
 )
+from procession.guardrails._text.tokens import count_prompt_message, resolve_counter
 from procession.memory import Memory
 from procession.memory.sqlite import SQLiteStorage
-from procession.processors.builtin.tokens import count_prompt_message, resolve_counter
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 

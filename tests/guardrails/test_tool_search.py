@@ -14,7 +14,7 @@ from procession import (
     ToolSearch,
     tool,
 )
-from procession.processors.builtin.bm25 import tokenize
+from procession.guardrails._text.bm25 import tokenize
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 
 calls: list[str] = []

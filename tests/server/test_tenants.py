@@ -16,9 +16,9 @@ import pytest_asyncio
 
 from procession import InMemoryCache, Memory, ResponseCache, tool
 from procession.approvals import LocalApprovals
+from procession.guardrails import INTERNAL_RUN, RESPONSE_CACHE, TOOL_SEARCH_KEY
 from procession.memory import SQLiteStorage
 from procession.memory.postgres import PostgresStorage
-from procession.processors import INTERNAL_RUN, RESPONSE_CACHE, TOOL_SEARCH_KEY
 from procession.server import Auth, create_app
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 

@@ -12,7 +12,7 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from procession import Agent
-from procession.processors import Judge
+from procession.guardrails import Judge
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 from procession.tracing import TraceStore, configure_tracing, otlp_exporter, use_tracer_provider
 from procession.tracing import attributes as attr

@@ -19,8 +19,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from procession import Agent, Memory, tool
+from procession.guardrails import PIIDetector, StreamRedactor
 from procession.memory import SQLiteStorage
-from procession.processors.builtin import PIIDetector, StreamRedactor
 from procession.server import create_app
 from procession.testing import Reply, ScriptedModel, ToolCallScript
 from procession.tracing import capture_content, otlp_exporter, trace_store, use_tracer_provider

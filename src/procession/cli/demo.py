@@ -27,10 +27,10 @@ from procession.cli.options import Commands, add_command, add_model_options
 from procession.cli.render import StreamPrinter, console
 from procession.cli.session import Session, print_error
 from procession.cli.timeouts import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
+from procession.guardrails.redact import StreamRedactor
 from procession.messages.message import Message
 from procession.models.default import default_model, default_model_reason
 from procession.processors.base import Processor, ProcessorViolation
-from procession.processors.builtin.redact import StreamRedactor
 from procession.tools import tool
 
 __all__ = ["build_demo_agent", "demo_command", "register", "run_demo", "which_model"]

@@ -1,9 +1,11 @@
 """Processors: the ``Processor`` base, violations, lanes and the hook protocols.
 
-The built-in processors (``procession.processors.builtin``) load on first use.
+The interface only: the built-in processors are the guardrail library,
+:mod:`procession.guardrails`.
 """
 
-from typing import TYPE_CHECKING, Any
+import warnings
+from typing import Any
 
 from procession.processors.base import (
     ERROR_HOOKS,
@@ -36,156 +38,32 @@ from procession.processors.protocols import (
     Writer,
 )
 
-if TYPE_CHECKING:
-    from procession.processors.builtin import (
-        INTERNAL_RUN,
-        RESPONSE_CACHE,
-        TOOL_SEARCH_KEY,
-        BatchParts,
-        BM25Index,
-        BPETokenCounter,
-        CacheBackend,
-        Classifier,
-        ClassifierContext,
-        CompatRule,
-        EstimateTokenCounter,
-        InjectionDetection,
-        InMemoryCache,
-        InMemoryLoadedToolStore,
-        InternalRun,
-        Judge,
-        JudgeError,
-        JudgeResult,
-        LanguageDetection,
-        LanguageDetector,
-        LoadedToolStore,
-        ModelChoice,
-        ModelClassifier,
-        ModelDecision,
-        ModelSelection,
-        ModerationProcessor,
-        ModerationResult,
-        PIIDetector,
-        PrefillErrorHandler,
-        PromptInjectionDetector,
-        ProviderHistoryCompat,
-        RegexFilter,
-        RegexRule,
-        ResponseCache,
-        RetryMatcher,
-        SQLiteCache,
-        StreamErrorRetry,
-        StreamRedactor,
-        StructuredOutputProcessor,
-        SystemPromptScrubber,
-        TokenCostControl,
-        TokenCounter,
-        TokenLimiter,
-        ToolCallFilter,
-        ToolSearch,
-        UnicodeNormalizer,
-        is_internal_run,
-        token_counter_for,
-    )
-
-_BUILTIN = frozenset(
-    (
-        "INTERNAL_RUN",
-        "RESPONSE_CACHE",
-        "TOOL_SEARCH_KEY",
-        "BatchParts",
-        "BM25Index",
-        "BPETokenCounter",
-        "CacheBackend",
-        "Classifier",
-        "ClassifierContext",
-        "CompatRule",
-        "EstimateTokenCounter",
-        "InjectionDetection",
-        "InMemoryCache",
-        "InMemoryLoadedToolStore",
-        "InternalRun",
-        "Judge",
-        "JudgeError",
-        "JudgeResult",
-        "LanguageDetection",
-        "LanguageDetector",
-        "LoadedToolStore",
-        "ModelChoice",
-        "ModelClassifier",
-        "ModelDecision",
-        "ModelSelection",
-        "ModerationProcessor",
-        "ModerationResult",
-        "PIIDetector",
-        "PrefillErrorHandler",
-        "PromptInjectionDetector",
-        "ProviderHistoryCompat",
-        "RegexFilter",
-        "RegexRule",
-        "ResponseCache",
-        "RetryMatcher",
-        "SQLiteCache",
-        "StreamErrorRetry",
-        "StreamRedactor",
-        "StructuredOutputProcessor",
-        "SystemPromptScrubber",
-        "TokenCostControl",
-        "TokenCounter",
-        "TokenLimiter",
-        "ToolCallFilter",
-        "ToolSearch",
-        "UnicodeNormalizer",
-        "is_internal_run",
-        "token_counter_for",
-    )
-)
-
 
 def __getattr__(name: str) -> Any:
-    if name in _BUILTIN:
-        import procession.processors.builtin as builtin
+    # The built-ins were re-exported here; they moved to procession.guardrails (a release of
+    # warnings, then these names go).
+    import procession.guardrails as guardrails
 
-        return getattr(builtin, name)
+    if name in guardrails.NAMES:
+        warnings.warn(
+            f"{__name__}.{name} is deprecated and goes in the next release: "
+            f"use procession.guardrails.{name}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(guardrails, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "Abort",
-    "BM25Index",
-    "BPETokenCounter",
-    "BatchParts",
-    "CacheBackend",
-    "Classifier",
-    "ClassifierContext",
-    "CompatRule",
     "ERROR_HOOKS",
     "ErrorProcessor",
-    "EstimateTokenCounter",
     "HOOKS",
     "INPUT_HOOKS",
-    "INTERNAL_RUN",
-    "InMemoryCache",
-    "InMemoryLoadedToolStore",
-    "InjectionDetection",
     "InputProcessor",
-    "InternalRun",
-    "Judge",
-    "JudgeError",
-    "JudgeResult",
-    "LanguageDetection",
-    "LanguageDetector",
-    "LoadedToolStore",
-    "ModelChoice",
-    "ModelClassifier",
-    "ModelDecision",
-    "ModelSelection",
-    "ModerationProcessor",
-    "ModerationResult",
     "OUTPUT_HOOKS",
     "OutputProcessor",
-    "PIIDetector",
-    "PrefillErrorHandler",
     "ProcessAPIError",
     "ProcessAPIErrorResult",
     "ProcessInput",
@@ -201,28 +79,7 @@ __all__ = [
     "Processor",
     "ProcessorMessageResult",
     "ProcessorViolation",
-    "PromptInjectionDetector",
-    "ProviderHistoryCompat",
-    "RESPONSE_CACHE",
-    "RegexFilter",
-    "RegexRule",
-    "ResponseCache",
-    "RetryMatcher",
-    "SQLiteCache",
-    "StreamErrorRetry",
-    "StreamRedactor",
-    "StructuredOutputProcessor",
-    "SystemPromptScrubber",
-    "TOOL_SEARCH_KEY",
-    "TokenCostControl",
-    "TokenCounter",
-    "TokenLimiter",
-    "ToolCallFilter",
-    "ToolSearch",
-    "UnicodeNormalizer",
     "Writer",
     "implemented_hooks",
-    "is_internal_run",
     "notify_violation",
-    "token_counter_for",
 ]

@@ -109,7 +109,7 @@ RUN_OUTCOME: Final = "procession.run.outcome"
 RUN_OUTCOMES: Final = ("finish", "tripwire", "abort", "error")
 """The values of :data:`RUN_OUTCOME`."""
 RUN_INTERNAL: Final = "procession.run.internal"
-"""True on a judge's or a structuring run (``procession.processors.builtin.judge``)."""
+"""True on a judge's or a structuring run (``procession.guardrails.judge``)."""
 RUN_PARENT_ID: Final = "procession.run.parent_id"
 """For an internal run: the run of the processor that started it (run span)."""
 

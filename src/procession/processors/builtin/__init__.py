@@ -1,221 +1,127 @@
-"""Built-in processors, loaded on first use (each compiles its patterns and tables once,
-so ``import procession`` stays fast)."""
+"""Deprecated: the built-in processors moved to :mod:`procession.guardrails`.
+
+``procession.processors.builtin`` and its old submodules (``procession.processors.builtin.pii``
+...) keep working for one release: each name read through them warns with a
+``DeprecationWarning`` naming its new path, then forwards to it. The old submodules are not
+files: :class:`MovedModules` makes a small forwarding module for each old path named in
+``MOVED``, so nothing is copied.
+"""
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+import warnings
+from typing import Any
 
-if TYPE_CHECKING:
-    from procession.processors.builtin.batch_parts import (
-        BatchParts,
-    )
-    from procession.processors.builtin.bm25 import (
-        BM25Index,
-    )
-    from procession.processors.builtin.cache_backends import (
-        CacheBackend,
-        InMemoryCache,
-        SQLiteCache,
-    )
-    from procession.processors.builtin.classifier import (
-        Classifier,
-        ClassifierContext,
-        ModelClassifier,
-    )
-    from procession.processors.builtin.history_compat import (
-        CompatRule,
-        ProviderHistoryCompat,
-    )
-    from procession.processors.builtin.injection import (
-        InjectionDetection,
-        PromptInjectionDetector,
-    )
-    from procession.processors.builtin.judge import (
-        INTERNAL_RUN,
-        InternalRun,
-        Judge,
-        JudgeError,
-        JudgeResult,
-        is_internal_run,
-    )
-    from procession.processors.builtin.language import (
-        LanguageDetection,
-        LanguageDetector,
-    )
-    from procession.processors.builtin.model_selection import (
-        ModelChoice,
-        ModelDecision,
-        ModelSelection,
-    )
-    from procession.processors.builtin.moderation import (
-        ModerationProcessor,
-        ModerationResult,
-    )
-    from procession.processors.builtin.pii import (
-        PIIDetector,
-    )
-    from procession.processors.builtin.prefill import (
-        PrefillErrorHandler,
-    )
-    from procession.processors.builtin.redact import (
-        PATTERNS,
-        StreamRedactor,
-    )
-    from procession.processors.builtin.regex_filter import (
-        RegexFilter,
-        RegexRule,
-    )
-    from procession.processors.builtin.response_cache import (
-        RESPONSE_CACHE,
-        ResponseCache,
-    )
-    from procession.processors.builtin.stream_error_retry import (
-        RetryMatcher,
-        StreamErrorRetry,
-    )
-    from procession.processors.builtin.structured_output import (
-        StructuredOutputProcessor,
-    )
-    from procession.processors.builtin.system_prompt import (
-        SystemPromptScrubber,
-    )
-    from procession.processors.builtin.token_cost import (
-        TokenCostControl,
-    )
-    from procession.processors.builtin.token_limiter import (
-        TokenLimiter,
-    )
-    from procession.processors.builtin.tokens import (
-        BPETokenCounter,
-        EstimateTokenCounter,
-        TokenCounter,
-        token_counter_for,
-    )
-    from procession.processors.builtin.tool_call_filter import (
-        ToolCallFilter,
-    )
-    from procession.processors.builtin.tool_search import (
-        TOOL_SEARCH_KEY,
-        InMemoryLoadedToolStore,
-        LoadedToolStore,
-        ToolSearch,
-    )
-    from procession.processors.builtin.unicode import (
-        UnicodeNormalizer,
-    )
-
-_WHERE: dict[str, str] = {
-    "BM25Index": "procession.processors.builtin.bm25",
-    "BPETokenCounter": "procession.processors.builtin.tokens",
-    "BatchParts": "procession.processors.builtin.batch_parts",
-    "CacheBackend": "procession.processors.builtin.cache_backends",
-    "Classifier": "procession.processors.builtin.classifier",
-    "ClassifierContext": "procession.processors.builtin.classifier",
-    "CompatRule": "procession.processors.builtin.history_compat",
-    "EstimateTokenCounter": "procession.processors.builtin.tokens",
-    "INTERNAL_RUN": "procession.processors.builtin.judge",
-    "InMemoryCache": "procession.processors.builtin.cache_backends",
-    "InMemoryLoadedToolStore": "procession.processors.builtin.tool_search",
-    "InjectionDetection": "procession.processors.builtin.injection",
-    "InternalRun": "procession.processors.builtin.judge",
-    "Judge": "procession.processors.builtin.judge",
-    "JudgeError": "procession.processors.builtin.judge",
-    "JudgeResult": "procession.processors.builtin.judge",
-    "LanguageDetection": "procession.processors.builtin.language",
-    "LanguageDetector": "procession.processors.builtin.language",
-    "LoadedToolStore": "procession.processors.builtin.tool_search",
-    "ModelChoice": "procession.processors.builtin.model_selection",
-    "ModelClassifier": "procession.processors.builtin.classifier",
-    "ModelDecision": "procession.processors.builtin.model_selection",
-    "ModelSelection": "procession.processors.builtin.model_selection",
-    "ModerationProcessor": "procession.processors.builtin.moderation",
-    "ModerationResult": "procession.processors.builtin.moderation",
-    "PATTERNS": "procession.processors.builtin.redact",
-    "PIIDetector": "procession.processors.builtin.pii",
-    "PrefillErrorHandler": "procession.processors.builtin.prefill",
-    "PromptInjectionDetector": "procession.processors.builtin.injection",
-    "ProviderHistoryCompat": "procession.processors.builtin.history_compat",
-    "RESPONSE_CACHE": "procession.processors.builtin.response_cache",
-    "RegexFilter": "procession.processors.builtin.regex_filter",
-    "RegexRule": "procession.processors.builtin.regex_filter",
-    "ResponseCache": "procession.processors.builtin.response_cache",
-    "RetryMatcher": "procession.processors.builtin.stream_error_retry",
-    "SQLiteCache": "procession.processors.builtin.cache_backends",
-    "StreamErrorRetry": "procession.processors.builtin.stream_error_retry",
-    "StreamRedactor": "procession.processors.builtin.redact",
-    "StructuredOutputProcessor": "procession.processors.builtin.structured_output",
-    "SystemPromptScrubber": "procession.processors.builtin.system_prompt",
-    "TOOL_SEARCH_KEY": "procession.processors.builtin.tool_search",
-    "TokenCostControl": "procession.processors.builtin.token_cost",
-    "TokenCounter": "procession.processors.builtin.tokens",
-    "TokenLimiter": "procession.processors.builtin.token_limiter",
-    "ToolCallFilter": "procession.processors.builtin.tool_call_filter",
-    "ToolSearch": "procession.processors.builtin.tool_search",
-    "UnicodeNormalizer": "procession.processors.builtin.unicode",
-    "is_internal_run": "procession.processors.builtin.judge",
-    "token_counter_for": "procession.processors.builtin.tokens",
+MOVED: dict[str, str] = {
+    "batch_parts": "procession.guardrails.batch_parts",
+    "bm25": "procession.guardrails._text.bm25",
+    "cache_backends": "procession.guardrails.cache_backends",
+    "classifier": "procession.guardrails.classifier",
+    "detection": "procession.guardrails._common.detection",
+    "detectors": "procession.guardrails._redaction.detectors",
+    "echo": "procession.guardrails._redaction.echo",
+    "hashed_head": "procession.guardrails._text.hashed_head",
+    "history_compat": "procession.guardrails.history_compat",
+    "injection": "procession.guardrails.injection",
+    "injection_classifier": "procession.guardrails._injection.injection_classifier",
+    "injection_rules": "procession.guardrails._injection.injection_rules",
+    "ip_rules": "procession.guardrails._redaction.ip_rules",
+    "jsonrepair": "procession.guardrails._text.jsonrepair",
+    "judge": "procession.guardrails.judge",
+    "language": "procession.guardrails.language",
+    "languages": "procession.guardrails._text.languages",
+    "model_selection": "procession.guardrails.model_selection",
+    "moderation": "procession.guardrails.moderation",
+    "moderation_classifier": "procession.guardrails._moderation.moderation_classifier",
+    "moderation_context": "procession.guardrails._moderation.moderation_context",
+    "moderation_languages": "procession.guardrails._moderation.moderation_languages",
+    "moderation_lexicon": "procession.guardrails._moderation.moderation_lexicon",
+    "national_ids": "procession.guardrails._redaction.national_ids",
+    "options": "procession.guardrails._common.options",
+    "phones": "procession.guardrails._redaction.phones",
+    "pii": "procession.guardrails.pii",
+    "prefill": "procession.guardrails.prefill",
+    "prompt_text": "procession.guardrails._text.prompt_text",
+    "provider_keys": "procession.guardrails._redaction.provider_keys",
+    "redact": "procession.guardrails.redact",
+    "redacting": "procession.guardrails._redaction.redacting",
+    "redaction": "procession.guardrails._redaction.redaction",
+    "regex_filter": "procession.guardrails.regex_filter",
+    "reporting": "procession.guardrails._common.reporting",
+    "response_cache": "procession.guardrails.response_cache",
+    "sentence_encoder": "procession.guardrails._injection.sentence_encoder",
+    "stream_error_retry": "procession.guardrails.stream_error_retry",
+    "structured_output": "procession.guardrails.structured_output",
+    "system_prompt": "procession.guardrails.system_prompt",
+    "token_cost": "procession.guardrails.token_cost",
+    "token_limiter": "procession.guardrails.token_limiter",
+    "tokens": "procession.guardrails._text.tokens",
+    "tool_call_filter": "procession.guardrails.tool_call_filter",
+    "tool_search": "procession.guardrails.tool_search",
+    "triggers": "procession.guardrails._text.triggers",
+    "unicode": "procession.guardrails.unicode",
+    "url_secrets": "procession.guardrails._redaction.url_secrets",
 }
-"""Where each name lives."""
+"""Each old submodule of ``procession.processors.builtin`` and the module it moved to."""
+
+
+def warn_moved(old: str, new: str) -> None:
+    """Warn that ``old`` is a deprecated path of ``new``."""
+    warnings.warn(
+        f"{old} is deprecated and goes in the next release: use {new}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def forwarding(old: str, new: str) -> Any:
+    """A module-level ``__getattr__`` for the old module ``old``: it warns and reads ``new``."""
+
+    def forward(name: str) -> Any:
+        module = importlib.import_module(new)
+        if name.startswith("__") or not hasattr(module, name):
+            raise AttributeError(f"module {old!r} has no attribute {name!r}")
+        warn_moved(f"{old}.{name}", f"{new}.{name}")
+        return getattr(module, name)
+
+    return forward
+
+
+class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old submodules named in ``MOVED``; each is an empty module that forwards."""
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """A spec for ``procession.processors.builtin.<old>``, ``None`` for anything else."""
+        package, _, leaf = fullname.rpartition(".")
+        if package != __name__ or leaf not in MOVED:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        """Make ``module`` a forwarding module, with a warning for the import itself."""
+        new = MOVED[module.__name__.rpartition(".")[2]]
+        module.__doc__ = f"Deprecated: moved to {new}."
+        module.__getattr__ = forwarding(module.__name__, new)  # type: ignore[method-assign]
+        warn_moved(module.__name__, new)
+
+
+if not any(isinstance(finder, MovedModules) for finder in sys.meta_path):
+    sys.meta_path.append(MovedModules())
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    import procession.guardrails as guardrails
 
-
-__all__ = [
-    "BM25Index",
-    "BPETokenCounter",
-    "BatchParts",
-    "CacheBackend",
-    "Classifier",
-    "ClassifierContext",
-    "CompatRule",
-    "EstimateTokenCounter",
-    "INTERNAL_RUN",
-    "InMemoryCache",
-    "InMemoryLoadedToolStore",
-    "InjectionDetection",
-    "InternalRun",
-    "Judge",
-    "JudgeError",
-    "JudgeResult",
-    "LanguageDetection",
-    "LanguageDetector",
-    "LoadedToolStore",
-    "ModelChoice",
-    "ModelClassifier",
-    "ModelDecision",
-    "ModelSelection",
-    "ModerationProcessor",
-    "ModerationResult",
-    "PATTERNS",
-    "PIIDetector",
-    "PrefillErrorHandler",
-    "PromptInjectionDetector",
-    "ProviderHistoryCompat",
-    "RESPONSE_CACHE",
-    "RegexFilter",
-    "RegexRule",
-    "ResponseCache",
-    "RetryMatcher",
-    "SQLiteCache",
-    "StreamErrorRetry",
-    "StreamRedactor",
-    "StructuredOutputProcessor",
-    "SystemPromptScrubber",
-    "TOOL_SEARCH_KEY",
-    "TokenCostControl",
-    "TokenCounter",
-    "TokenLimiter",
-    "ToolCallFilter",
-    "ToolSearch",
-    "UnicodeNormalizer",
-    "is_internal_run",
-    "token_counter_for",
-]
+    if name in guardrails.NAMES:
+        warn_moved(f"{__name__}.{name}", f"procession.guardrails.{name}")
+        return getattr(guardrails, name)
+    if name in MOVED:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

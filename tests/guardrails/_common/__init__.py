@@ -1,0 +1,1 @@
+"""Tests of procession.guardrails._common, the private engine (mirrors the package)."""

@@ -1,0 +1,1 @@
+"""Tests of procession.guardrails._injection, the private engine (mirrors the package)."""

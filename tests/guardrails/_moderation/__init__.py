@@ -1,0 +1,1 @@
+"""Tests of procession.guardrails._moderation, the private engine (mirrors the package)."""

@@ -1,0 +1,1 @@
+"""Tests of procession.guardrails._text, the private engine (mirrors the package)."""
