@@ -57,6 +57,7 @@ __all__ = [
     "NINO_PATTERN",
     "NINO_SKETCH",
     "iban_length",
+    "labelled_id_length",
     "national_id_length",
     "nino_length",
     "ssn_length",
@@ -291,6 +292,22 @@ def national_id_length(text: str) -> int:
 
 
 _LENGTHS = frozenset(_BY_LENGTH) | frozenset(_GROUPED_ONLY)
+
+LABELLED_DIGITS = (9, 20)
+"""How many digits an identity number right after an identity label may have."""
+
+
+@lru_cache(maxsize=4096)
+def labelled_id_length(text: str) -> int:
+    """The length of the identity number a digit run right after an identity label starts
+    with (0: none): its longest value of 9 to 20 digits that is no date, version, price or
+    grouped thousands (decision 0297). No check is asked for: the label says what it is, and
+    many national ids have no check digit (Algeria, Bangladesh, Ukraine, the Philippines)."""
+    low, high = LABELLED_DIGITS
+    for length, digits, sizes, seps, _, _ in _cuts(text):
+        if low <= len(digits) <= high and not _ordinary(text[:length], sizes, seps):
+            return length
+    return 0
 
 
 # -- UK National Insurance numbers ------------------------------------------------------------
