@@ -7,6 +7,7 @@ detector that could catch a bare twelve-digit number by chance)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from faker import Faker
@@ -183,3 +184,37 @@ def test_maestro_0604_cards_are_cards_with_a_count_after_them() -> None:
             assert card not in "".join(c for c in out if c.isdigit()), (text, out)
             assert covered(CARDS, text, digits), text
     assert CARDS.scan("ref 0123 4567 8901 2345 ok") == []  # led by 0 but not 0604
+
+
+def numbers(count: int) -> str:
+    """``count`` random digits."""
+    return "".join(str(RNG.randint(0, 9)) for _ in range(count))
+
+
+def isbn13() -> str:
+    """A valid ISBN-13, hyphenated."""
+    from stdnum import ean, isbn
+
+    while True:
+        body = "978" + numbers(9)
+        value = body + ean.calc_check_digit(body)
+        if isbn.is_valid(value):
+            return str(isbn.format(value))
+
+
+# references of other kinds of number, labelled as such: one in ten passes some id's check
+LABELLED_REFERENCES = [
+    ("a part number", lambda: f"P/N {numbers(4)}-{numbers(4)}-{numbers(2)} rev C"),
+    ("an ISBN", lambda: f"ISBN {isbn13()}"),
+    ("a parcel number", lambda: f"DHL Sendungsnummer {numbers(10)}, morgen."),
+    ("a tracking number", lambda: f"FedEx tracking: {numbers(12)} (Express)."),
+    ("an IMEI", lambda: f"IMEI: 35{numbers(13)}"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "make"), LABELLED_REFERENCES, ids=[c[0] for c in LABELLED_REFERENCES]
+)
+def test_a_number_labelled_as_another_kind_is_no_id(name: str, make: Callable[[], str]) -> None:
+    texts = [make() for _ in range(300)]
+    assert [t for t in texts if IDS.scan(t)] == [], name

@@ -625,7 +625,8 @@ class IdRunDetector(Detector):
     """The detector of national ids written in digits alone: a run that passes an id's check
     (``validate``), or any run of an id's length right after an identity label such as
     ``Aadhaar``, ``個人番号`` or ``ID number`` (:mod:`procession.processors.builtin.id_labels`,
-    decision 0297)."""
+    decision 0297); never a run right after a label of another kind of number (``P/N``,
+    ``ISBN``, ``tracking``: :func:`~procession.processors.builtin.phones.label_start`)."""
 
     def find(
         self,
@@ -642,6 +643,9 @@ class IdRunDetector(Detector):
         listed = -1  # where the last id ended: a list of ids may go on there
         while match is not None and match.start() < limit:
             start, run = match.start(), match.group()
+            if phones.label_start(text, start) < start:  # P/N, ISBN, tracking: not an id
+                match = compiled.search(text, match.end())
+                continue
             length = validate(run) if validate is not None else len(run)
             named = listed >= 0 and _ID_LIST_GAP.fullmatch(text, listed, start) is not None
             if not length:
