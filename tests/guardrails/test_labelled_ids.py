@@ -218,3 +218,24 @@ LABELLED_REFERENCES = [
 def test_a_number_labelled_as_another_kind_is_no_id(name: str, make: Callable[[], str]) -> None:
     texts = [make() for _ in range(300)]
     assert [t for t in texts if IDS.scan(t)] == [], name
+
+
+SSNS = RedactionEngine(detectors_for(("ssn",)))  # StreamRedactor's and RegexFilter's type
+
+
+def ssn_value() -> str:
+    """An SSN the SSA could have issued."""
+    return f"{RNG.randint(1, 665):03d}{RNG.randint(1, 99):02d}{RNG.randint(1, 9999):04d}"
+
+
+SSN_LABELS = ["SSN: {}", "social security number {} ok", "社会保障番号は{}です", "Mi SSN es {}."]
+
+
+@pytest.mark.parametrize("label", SSN_LABELS)
+def test_an_ssn_in_comma_groups_is_read_after_a_label(label: str) -> None:
+    digits = ssn_value()
+    value = f"{digits[:3]},{digits[3:6]},{digits[6:]}"
+    text = label.format(value)
+    assert covered(SSNS, text, value), text
+    assert not shown(value, streamed(SSNS, text, [4, 9, 15])), text
+    assert SSNS.scan(f"It moved {value} bytes.") == []  # no label: an amount

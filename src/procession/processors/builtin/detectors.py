@@ -628,6 +628,11 @@ class IdRunDetector(Detector):
     decision 0297); never a run right after a label of another kind of number (``P/N``,
     ``ISBN``, ``tracking``: :func:`~procession.processors.builtin.phones.label_start`)."""
 
+    after_label: Validator = national_ids.labelled_id_length
+    """The validator of a run right after an identity label (or in a list of ids)."""
+    other_labels: bool = True
+    """Whether a run right after a label of another kind of number is skipped."""
+
     def find(
         self,
         text: str,
@@ -643,14 +648,14 @@ class IdRunDetector(Detector):
         listed = -1  # where the last id ended: a list of ids may go on there
         while match is not None and match.start() < limit:
             start, run = match.start(), match.group()
-            if phones.label_start(text, start) < start:  # P/N, ISBN, tracking: not an id
+            if self.other_labels and phones.label_start(text, start) < start:  # P/N, ISBN
                 match = compiled.search(text, match.end())
                 continue
             length = validate(run) if validate is not None else len(run)
             named = listed >= 0 and _ID_LIST_GAP.fullmatch(text, listed, start) is not None
             if not length:
                 named = named or id_labels.labelled(text, start)
-                length = national_ids.labelled_id_length(run) if named else 0
+                length = self.after_label(run) if named else 0
                 if not length:
                     match = compiled.search(text, match.end())
                     continue
@@ -709,14 +714,16 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         continuation=r"[^\s]*",
         trigger='"@',
     )
-    ssn = Detector(
+    ssn = IdRunDetector(
         "ssn",
         national_ids.ID_RUN_PATTERN,
-        national_ids.ID_RUN_PREFIX,
+        f"{id_labels.LABEL_PREFIX}|{national_ids.ID_RUN_PREFIX}",
         national_ids.ssn_length,
         trigger="",
         min_digits=9,
         resume=national_ids.ID_RUN_RESUME,
+        after_label=national_ids.labelled_ssn_length,
+        other_labels=False,
     )
     phone = PhoneDetector(
         "phone",
