@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from procession.guardrails._redaction import national_ids, phones, provider_keys
+from procession.guardrails._redaction import id_labels, national_ids, phones, provider_keys
 from procession.guardrails._redaction.ip_rules import VERSION_CONTEXT, ipv4_value
 from procession.guardrails._redaction.phones import DEFAULT_PHONE_REGIONS, phone_validator
 from procession.guardrails._redaction.url_secrets import (
@@ -50,6 +50,7 @@ __all__ = [
     "detectors_for",
     "matching_text",
     "phone_validator",
+    "IdRunDetector",
     "PhoneDetector",
 ]
 
@@ -291,8 +292,8 @@ _ISSUERS: tuple[tuple[tuple[str, ...], frozenset[int]], ...] = (
     (("35",), frozenset((16, 17, 18, 19))),  # JCB as generators write it
     (("9792",), frozenset((16,))),
     (("1800", "2131"), frozenset((15,))),  # JCB's older ranges
-    (("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "6390"),
-     frozenset(range(12, 20))),  # Maestro, down to 12 digits
+    (("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763", "6390", "0604"),
+     frozenset(range(12, 20))),  # Maestro, down to 12 digits (0604: generators issue it)
 )  # fmt: skip
 _ISSUER_LENGTHS: dict[str, frozenset[int]] = {}
 for _prefixes, _lengths in _ISSUERS:
@@ -326,7 +327,7 @@ def _card_ok(text: str) -> bool:
 
 def _card(text: str) -> int:
     """The longest prefix of ``text``, cut after a group, that is a card (0: none)."""
-    if text[0] not in "1234569":  # the issuer digit (a match starts with a digit)
+    if text[0] not in "1234569" and not text.startswith("0604"):  # the issuer digits
         return 0
     if _card_ok(text):
         return len(text)
@@ -619,18 +620,71 @@ class PhoneDetector(Detector):
         return [Detection(self.type, a, b, text[a:b]) for a, b in spans if a < limit]
 
 
+@dataclass(frozen=True, slots=True)
+class IdRunDetector(Detector):
+    """The detector of national ids written in digits alone: a run that passes an id's check
+    (``validate``), or any run of an id's length right after an identity label such as
+    ``Aadhaar``, ``個人番号`` or ``ID number`` (:mod:`procession.guardrails._redaction.id_labels`,
+    decision 0297); never a run right after a label of another kind of number (``P/N``,
+    ``ISBN``, ``tracking``: :func:`~procession.guardrails._redaction.phones.label_start`)."""
+
+    after_label: Validator = national_ids.labelled_id_length
+    """The validator of a run right after an identity label (or in a list of ids)."""
+    other_labels: bool = True
+    """Whether a run right after a label of another kind of number is skipped."""
+
+    def find(
+        self,
+        text: str,
+        pos: int = 0,
+        endpos: int | None = None,
+        first: re.Match[str] | None = None,
+    ) -> list[Detection]:
+        """Ids in ``text`` (the matching copy) starting in ``[pos, endpos)``."""
+        limit = len(text) if endpos is None else endpos
+        compiled, validate, resumed = self.compiled, self.validate, self.resumed
+        match = compiled.search(text, pos) if first is None else first
+        out: list[Detection] = []
+        listed = -1  # where the last id ended: a list of ids may go on there
+        while match is not None and match.start() < limit:
+            start, run = match.start(), match.group()
+            if self.other_labels and phones.label_start(text, start) < start:  # P/N, ISBN
+                match = compiled.search(text, match.end())
+                continue
+            length = validate(run) if validate is not None else len(run)
+            named = listed >= 0 and _ID_LIST_GAP.fullmatch(text, listed, start) is not None
+            if not length:
+                named = named or id_labels.labelled(text, start)
+                length = self.after_label(run) if named else 0
+                if not length:
+                    match = compiled.search(text, match.end())
+                    continue
+            out.append(Detection(self.type, start, start + length, run[:length]))
+            listed = start + length  # an id, by its check or its label, may open a list
+            follow = None
+            if resumed is not None:  # a second id right after the first
+                gap = _RESUME_GAP.match(text, start + length)
+                follow = resumed.match(text, gap.end() if gap else start + length, limit)
+            match = follow if follow is not None else compiled.search(text, match.end())
+        return out
+
+
+_ID_LIST_GAP = re.compile(r"[ \t,;/|\u00b7\u30fb\u3001\uff0c]{1,4}")
+"""What stands between two ids of one list after one label (``Aadhaar: 2345..., 3456...``)."""
+
+
 def _personal() -> dict[str, tuple[Detector, ...]]:
     card = Detector(
         "credit-card",
         # led by the issuer digit `_card` wants: no start inside a match the lookbehinds
         # let through, so a number led by another digit is skipped as a rejected match was
-        _lead("[1-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
-        + rf"(?=[0-9 .\-/_,\t|\n]{{11}})(?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
+        _lead("[0-69]", "[0-9]", r"[0-9][ .\-]", "[0-9]  ")
+        + rf"(?<!0(?!604))(?=[0-9 .\-/_,\t|\n]{{11}})(?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
         _NO_DIGIT_BEFORE + r"[0-9][0-9 .\-/_,\t|\n]{0,150}\Z",
         _card,
         trigger="",
         min_digits=12,
-        resume=rf"[1-69](?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
+        resume=rf"(?:[1-69]|0(?=604))(?:{_CARD_SEP}?[0-9]){{11,20}}(?![0-9])",
     )
     local = r"[A-Za-z0-9._%+\-\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]"
     domain = (
@@ -660,14 +714,16 @@ def _personal() -> dict[str, tuple[Detector, ...]]:
         continuation=r"[^\s]*",
         trigger='"@',
     )
-    ssn = Detector(
+    ssn = IdRunDetector(
         "ssn",
         national_ids.ID_RUN_PATTERN,
-        national_ids.ID_RUN_PREFIX,
+        f"{id_labels.LABEL_PREFIX}|{national_ids.ID_RUN_PREFIX}",
         national_ids.ssn_length,
         trigger="",
         min_digits=9,
         resume=national_ids.ID_RUN_RESUME,
+        after_label=national_ids.labelled_ssn_length,
+        other_labels=False,
     )
     phone = PhoneDetector(
         "phone",
@@ -973,13 +1029,15 @@ def _national_ids() -> tuple[Detector, ...]:
 
 
 def _digit_ids() -> tuple[Detector, ...]:
-    run = replace(
-        _id(
-            national_ids.ID_RUN_PATTERN,
-            national_ids.ID_RUN_PREFIX,
-            national_ids.national_id_length,
-            9,
-        ),
+    run = IdRunDetector(
+        "national-id",
+        national_ids.ID_RUN_PATTERN,
+        # an identity label is held with the words after it: a number may follow
+        f"{id_labels.LABEL_PREFIX}|{national_ids.ID_RUN_PREFIX}",
+        national_ids.national_id_length,
+        placeholder="[NATIONAL_ID]",
+        trigger="",
+        min_digits=9,
         resume=national_ids.ID_RUN_RESUME,
     )
     return (
@@ -1011,9 +1069,63 @@ def _digit_ids() -> tuple[Detector, ...]:
     )
 
 
+def _lettered_ids() -> tuple[Detector, ...]:
+    """Ids of digits and letters with a check character: Finnish HETU, Mexican CURP, Spanish
+    NIE (either case) and Singapore UEN of the ``T``/``S``/``R`` form (decision 0297)."""
+    return (
+        _id(
+            _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{5}[\-+A-FYXWVU][0-9]{3}[0-9A-Y](?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[0-9]{1,6}(?:[\-+A-FYXWVU][0-9]{0,3}[0-9A-Y]?)?\Z",
+            _hetu,
+            9,
+            trigger=r"[0-9]{6}[\-+A-FYXWVU][0-9]{3}",
+        ),
+        _id(
+            _lead("[A-Z]", "[A-Za-z0-9]")
+            + r"[A-Z]{3}[0-9]{6}[HMX][A-Z]{5}[0-9A-Z][0-9](?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[A-Z]{1,4}[0-9A-Z]{0,14}\Z",
+            _stdnum("mx.curp"),
+            7,
+            trigger=r"[0-9]{6}[HMX][A-Z]{5}",
+        ),
+        _id(
+            _lead("[XYZxyz]", "[A-Za-z0-9]") + r"-?[0-9]{7}-?[A-Za-z](?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[XYZxyz](?:-?[0-9]{0,7}(?:-?[A-Za-z]?)?)?\Z",
+            _one_case(_stdnum("es.nie")),
+            7,
+            trigger=r"[XYZxyz]-?[0-9]{7}-?[A-Za-z]",
+        ),
+        _id(
+            _lead("[RST]", "[A-Za-z0-9]") + r"[0-9]{2}[A-Z]{2}[0-9]{4}[A-Z](?![A-Za-z0-9])",
+            r"(?<![A-Za-z0-9])[RST](?:[0-9]{0,2}|[0-9]{2}[A-Z]{1,2}[0-9]{0,4}[A-Z]?)\Z",
+            _stdnum("sg.uen"),
+            6,
+            trigger=r"[0-9]{2}[A-Z]{2}[0-9]{4}[A-Z]",
+        ),
+    )
+
+
+def _hetu(text: str) -> int:
+    """A Finnish HETU (its century sign, ``-`` included, is part of it: no compaction)."""
+    from stdnum.fi import hetu
+
+    return len(text) if hetu.is_valid(text) else 0
+
+
+def _one_case(validate: Validator) -> Validator:
+    """``validate`` for values whose letters are all capitals or all small letters."""
+
+    def one_case(text: str) -> int:
+        letters = "".join(c for c in text if c.isalpha())
+        return validate(text) if letters.isupper() or letters.islower() else 0
+
+    return one_case
+
+
 def _letter_ids() -> tuple[Detector, ...]:
     letter = _lead("[A-Z]", "[A-Za-z0-9]")
     return (
+        *_lettered_ids(),
         _id(
             letter + r"[A-Z]?[0-9]{6}\([0-9A]\)",
             _ID_LETTERS_PREFIX,

@@ -57,6 +57,8 @@ __all__ = [
     "NINO_PATTERN",
     "NINO_SKETCH",
     "iban_length",
+    "labelled_id_length",
+    "labelled_ssn_length",
     "national_id_length",
     "nino_length",
     "ssn_length",
@@ -212,6 +214,18 @@ def _ssn_ok(digits: str, dashed: bool) -> bool:
 @lru_cache(maxsize=4096)
 def ssn_length(text: str) -> int:
     """The length of the US SSN a digit run starts with (0: none)."""
+    return _ssn_length(text, labelled=False)
+
+
+@lru_cache(maxsize=1024)
+def labelled_ssn_length(text: str) -> int:
+    """The same for a run right after an identity label (``SSN``, ``social security``,
+    ``社会保障番号``): three groups of three split by commas are then an SSN, not an amount
+    (decision 0297)."""
+    return _ssn_length(text, labelled=True)
+
+
+def _ssn_length(text: str, labelled: bool) -> int:
     for length, digits, sizes, seps, whole, _ in _cuts(text):
         if not 9 <= len(digits) <= 10:
             continue
@@ -220,7 +234,7 @@ def ssn_length(text: str) -> int:
             return length  # 600-23-18261: a digit right after it
         if shape not in ([9], [3, 2, 4], [3, 3, 3]):
             continue
-        if shape == [3, 3, 3] and any("," in sep for sep in seps):
+        if shape == [3, 3, 3] and any("," in sep for sep in seps) and not labelled:
             continue  # 123,456,789 bytes: an amount, not an SSN regrouped
         if _ssn_ok(digits, shape == [3, 2, 4] and seps == ["-", "-"]):
             return length
@@ -291,6 +305,22 @@ def national_id_length(text: str) -> int:
 
 
 _LENGTHS = frozenset(_BY_LENGTH) | frozenset(_GROUPED_ONLY)
+
+LABELLED_DIGITS = (9, 20)
+"""How many digits an identity number right after an identity label may have."""
+
+
+@lru_cache(maxsize=4096)
+def labelled_id_length(text: str) -> int:
+    """The length of the identity number a digit run right after an identity label starts
+    with (0: none): its longest value of 9 to 20 digits that is no date, version, price or
+    grouped thousands (decision 0297). No check is asked for: the label says what it is, and
+    many national ids have no check digit (Algeria, Bangladesh, Ukraine, the Philippines)."""
+    low, high = LABELLED_DIGITS
+    for length, digits, sizes, seps, _, _ in _cuts(text):
+        if low <= len(digits) <= high and not _ordinary(text[:length], sizes, seps):
+            return length
+    return 0
 
 
 # -- UK National Insurance numbers ------------------------------------------------------------

@@ -33,6 +33,7 @@ from procession.guardrails._redaction.detectors import (
     count_digits,
     matching_text,
 )
+from procession.guardrails._redaction.id_labels import label_hold
 from procession.guardrails._redaction.phones import label_start
 
 __all__ = [
@@ -326,7 +327,8 @@ def _superset_start(norm: str, offset: int) -> int:
         head = _LOWER_IBAN.search(norm, low)  # an IBAN in lower case: its groups of letters
         if head is not None and head.start() < start:  # are held with it
             start = head.start()
-    return label_start(norm, start, offset)  # "tracking: ", "订单号": read with the number
+    start = label_start(norm, start, offset)  # "tracking: ", "订单号": read with the number
+    return label_hold(norm, start, offset)  # "Aadhaar: ", "個人番号": held with the number
 
 
 _TWO_DIGITS = re.compile("[0-9]{2}")
