@@ -248,7 +248,7 @@ async def _after_model(
     tools, then the step's verdict (:func:`_settle`) in ``attempt.verdict``."""
     emitter = state.emitter
     if attempt.outcome is None:
-        runner.check_stream_edits(attempt.edits)  # D30, once per step
+        runner.check_stream_edits(attempt.edits)  # stream hooks' edits checked once per step (D30)
         result = output.commit_step(state, attempt)
         if state.observer is not None:
             state.observer.model_ended(result, None)
@@ -287,7 +287,8 @@ async def _verdict(
     config: RunConfig,
     outcome: Stop | None,
 ) -> Outcome:
-    """The step's verdict (D1, D2, D11, D31)."""
+    """The step's verdict: accepted (released in step mode), retried with feedback and a marker,
+    or the run stopped, the attempt rolled back (D1, D2, D11, D31)."""
     emitter = state.emitter
     if outcome is None:  # accepted
         step = attempt.result
@@ -313,10 +314,11 @@ async def _verdict(
         for hook in runner.stream:
             hook.set_retry_count(state.processor_retries)
         feedback = output.RETRY_FEEDBACK.format(reason=outcome.reason)
-        state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)  # D3
+        # the model is told why, in a run-scoped system message that is never stored (D3)
+        state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)
     if emitter.hold and not attempt.released:
         return outcome  # step mode: the rejected attempt never reached the client (D31)
-    stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # D2
+    stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # discard that step (D2)
     if stop is not None:
         return stop.blocked() if isinstance(stop, Retry) else stop
     return outcome
