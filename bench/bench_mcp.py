@@ -1,6 +1,6 @@
 """What an MCP tool call costs through procession, against the bare SDK session.
 
-Starts ``tests/tools/mcp_server.py`` over stdio and over streamable HTTP on 127.0.0.1, then
+Starts ``tests/mcp/mcp_server.py`` over stdio and over streamable HTTP on 127.0.0.1, then
 times ``--calls`` sequential calls of its ``add`` tool three ways, taking turns call by call:
 the SDK's ``ClientSession.call_tool`` alone, ``MCPClient.call_tool``, and ``Tool.execute``
 (what a run does); then the same number of calls made ``--concurrency`` at a time through
@@ -23,7 +23,7 @@ from typing import Any
 from procession import RequestContext, ToolContext, ToolWriter
 from procession.mcp import MCPClient
 
-SERVER = str(Path(__file__).resolve().parents[1] / "tests" / "tools" / "mcp_server.py")
+SERVER = str(Path(__file__).resolve().parents[1] / "tests" / "mcp" / "mcp_server.py")
 
 
 Call = Callable[[int], Awaitable[Any]]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the provider and MCP tests (tests/models, tests/tools) against the oldest SDK versions
+# Run the provider and MCP tests (tests/models, tests/tools, tests/mcp) against the oldest SDK versions
 # procession's extras allow, in a second virtual environment (.venv-floor, reused while its pins still match).
 #
 # The floors are read from pyproject.toml: each requirement "name>=X" of the extras named in
@@ -40,5 +40,5 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$pins" ]; then
 fi
 echo "floors: $(echo "$pins" | tr '\n' ' ')"
 # The embedded model's tests need llama.cpp, which only the main environment builds.
-timeout 300 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/models tests/tools \
+timeout 300 "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/models tests/tools tests/mcp \
   --ignore=tests/models/test_local.py --ignore=tests/models/test_local_chat.py

@@ -6,7 +6,7 @@ Three jobs, all at build time and offline:
   docstrings) links to its row in ``contract.md`` (``#d12``); code, headings and existing links
   are left alone.
 * **Files outside ``docs/``.** A relative link from a page to a file elsewhere in the repository
-  (``../tests/loop/test_retry.py``) works when the Markdown is read in the repository; on the
+  (``../tests/engine/test_retry.py``) works when the Markdown is read in the repository; on the
   site it points at a generated page that shows the file. A link to a file that does not exist
   is left as it is, so MkDocs reports it and ``--strict`` fails.
 * **The index of public names.** ``api/index.md`` lists every name the public modules export,

@@ -134,7 +134,7 @@ class AgentStream:
         return self._state.result
 
     async def text(self) -> str:
-        """The final text (D23)."""
+        """The final text: accepted steps' text after every hook ran, ``""`` if blocked (D23)."""
         return (await self.result()).text
 
     async def usage(self) -> Usage:

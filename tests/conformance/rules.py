@@ -601,7 +601,7 @@ def seed_data_parts_stored(view: dict[str, Any], ctx: RuleContext) -> None:
     processOutputStream and processOutputResult; Mastra's own rule covers every writer, and
     procession applies it to every hook and step). Mastra 1.71 drops the chunks of in-loop
     hooks after the first step, so stored data parts are not compared here;
-    tests/loop/test_stream_processors.py pins procession's storing."""
+    tests/engine/test_stream_processors.py pins procession's storing."""
     if any(
         isinstance(p, dict) and str(p.get("type", "")).startswith("data-")
         for m in view.get("messages", [])

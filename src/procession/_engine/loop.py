@@ -73,7 +73,7 @@ async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGene
             lane, hold, held = runner.stream, emitter.holding, emitter.held
             add, special, hidden = attempt.builder.add, SPECIAL, HIDDEN_FROM_CLIENT
             run_id, guard = state.run_id, attempt.guard
-            hook: StreamHook | None = None
+            hook: StreamHook | None = None  # the hook to blame while a chunk is in the lane
             out: Any = None
             try:  # the model stream is closed however the attempt ends (D32)
                 for chunk in emitter.drain():
@@ -81,32 +81,36 @@ async def run(agent: AgentSpec, call: CallOptions, state: RunState) -> AsyncGene
                 while attempt.outcome is None:
                     chunk = await attempt.read()  # type: ignore[misc]  # set by now
                     chunk.run_id = run_id
-                    hook = out = None
-                    if chunk.type not in special:
-                        out = chunk
-                        for hook in lane:  # each hook a plain call, its arguments bound (D19)
-                            if hook.parts is not None:
-                                hook.parts.append(chunk)
-                            out = hook.call(chunk)
-                            if hook.is_async:  # interrupted by the abort signal (D32)
-                                out = await (out if guard is None else model.guarded(guard, out))
-                            if type(out) is not Chunk:
-                                break  # dropped, or more than a chunk: the slow way
-                            if out is not chunk:
-                                model.check_replacement(hook, out)
-                            chunk = out
-                    if type(out) is Chunk:  # it passed the whole lane
+                    if chunk.type in special:  # error, finish, a provider tool's result
+                        await model.slow_chunk(state, runner, attempt, chunk, None, None)
+                        for item in emitter.drain():
+                            yield item
+                        continue
+                    out = chunk
+                    for hook in lane:  # each hook a plain call, its arguments bound (D19)
+                        if hook.parts is not None:
+                            hook.parts.append(chunk)
+                        out = hook.call(chunk)
+                        if hook.is_async:  # interrupted by the abort signal (D32)
+                            out = await (out if guard is None else model.guarded(guard, out))
+                        if type(out) is not Chunk:
+                            break  # dropped, or more than a chunk: the slow way, blaming hook
+                        if out is not chunk:
+                            model.check_replacement(hook, out)
+                        chunk = out
+                    if type(out) is Chunk:  # it passed the whole lane: no hook to blame
                         hook = None
-                        if not (emitter.pending or emitter.ready):  # nothing queued ahead (D9)
-                            add(chunk)
-                            if chunk.type in hidden:
-                                continue
-                            if hold:  # step mode: sent once the step is accepted (D31)
-                                held.append(chunk)
-                                continue
-                            yield chunk
+                    if hook is None and not (emitter.pending or emitter.ready):
+                        add(chunk)  # nothing queued ahead: writers' chunks go first (D9)
+                        if chunk.type in hidden:
                             continue
+                        if hold:  # step mode: sent once the step is accepted (D31)
+                            held.append(chunk)
+                            continue
+                        yield chunk
+                        continue
                     await model.slow_chunk(state, runner, attempt, chunk, hook, out)
+                    hook = None  # done with: a later failure is not that hook's (D10, D14)
                     for item in emitter.drain():
                         yield item
             except StopAsyncIteration:  # the model's stream ended
@@ -251,7 +255,7 @@ async def _after_model(
     tools, then the step's verdict (:func:`_settle`) in ``attempt.verdict``."""
     emitter = state.emitter
     if attempt.outcome is None:
-        runner.check_stream_edits(attempt.edits)  # D30, once per step
+        runner.check_stream_edits(attempt.edits)  # stream hooks' edits checked once per step (D30)
         result = output.commit_step(state, attempt)
         if state.observer is not None:
             state.observer.model_ended(result, None)
@@ -290,7 +294,8 @@ async def _verdict(
     config: RunConfig,
     outcome: Stop | None,
 ) -> Outcome:
-    """The step's verdict (D1, D2, D11, D31)."""
+    """The step's verdict: accepted (released in step mode), retried with feedback and a marker,
+    or the run stopped, the attempt rolled back (D1, D2, D11, D31)."""
     emitter = state.emitter
     if outcome is None:  # accepted
         step = attempt.result
@@ -316,10 +321,11 @@ async def _verdict(
         for hook in runner.stream:
             hook.set_retry_count(state.processor_retries)
         feedback = output.RETRY_FEEDBACK.format(reason=outcome.reason)
-        state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)  # D3
+        # the model is told why, in a run-scoped system message that is never stored (D3)
+        state.message_list.add_system(feedback, tag=output.RETRY_FEEDBACK_TAG)
     if emitter.hold and not attempt.released:
         return outcome  # step mode: the rejected attempt never reached the client (D31)
-    stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # D2
+    stop = await runner.emit(output.retry_marker(state, attempt, outcome))  # discard that step (D2)
     if stop is not None:
         return stop.blocked() if isinstance(stop, Retry) else stop
     return outcome

@@ -103,7 +103,7 @@ class Aborted:
 
 @dataclass(frozen=True, slots=True)
 class Failed:
-    """The run failed (D10, D21).
+    """The run failed: it ends with an ``error`` chunk, ``generate()`` raises (D10, D21).
 
     Attributes:
         error: The error that ended it; ``generate()`` raises it.

@@ -47,7 +47,7 @@ async def _ask(
             "messages": state.message_list.get.all.db(),
             "step_number": attempt.step_number,
             "steps": list(state.steps),
-            "retry_count": state.api_retries,  # D5
+            "retry_count": state.api_retries,  # API-error retries so far, not processor ones (D5)
         }
         try:
             answer = await runner.call(hook, values)

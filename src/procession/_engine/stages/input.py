@@ -119,7 +119,7 @@ def _apply_step(
             hook.name,
             f"returned unknown keys {sorted(unknown)} (allowed: {', '.join(sorted(STEP_KEYS))})",
         )
-    if "messages" in result and "message_list" in result:  # D16
+    if "messages" in result and "message_list" in result:  # returning both is a clear error (D16)
         raise ProcessorError(
             hook.processor_id, hook.name, "returned both messages and message_list"
         )

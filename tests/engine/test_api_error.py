@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from procession import APICallError, Message
+from procession import Agent, APICallError, Chunk, Message
+from procession.models.base import ModelCallOptions, StreamResult
 from procession.testing import RecordingProcessor, Reply, ScriptedModel, Trace
 
 from .helpers import agent, collect
@@ -121,6 +123,55 @@ async def test_stream_error_mid_stream_goes_to_error_processors() -> None:  # D1
     result = await stream.result()
     assert result.text == "whole"
     assert result.messages[0].text == "whole"  # the broken attempt's text was rolled back
+
+
+class _DropsThenFails:
+    """A model whose connection drops after its first text delta (raised, not a chunk)."""
+
+    provider = "test"
+    model_id = "drops-then-fails"
+    specification_version = "v2"
+    supports_structured_output = False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def do_stream(self, options: ModelCallOptions) -> StreamResult:
+        self.calls += 1
+
+        async def stream() -> AsyncIterator[Chunk]:
+            yield Chunk("text-delta", {"id": "t", "text": "hello"})
+            raise ConnectionResetError("the connection dropped")
+
+        return StreamResult(stream=stream())
+
+
+class _Dropper:
+    id = "dropper"
+
+    def process_output_stream(self, *, part: Chunk, **_: Any) -> None:
+        return None  # drops every chunk: the slow way, naming this hook
+
+
+@pytest.mark.asyncio
+async def test_a_model_error_after_a_dropped_chunk_is_the_models() -> None:  # D14, D10
+    asked: list[str] = []
+    handler = RecordingProcessor(
+        "h", process_api_error=lambda **kw: asked.append(type(kw["error"]).__name__)
+    )
+    model = _DropsThenFails()
+    stream = Agent(
+        id="test-agent",
+        instructions="test",
+        model=model,
+        output_processors=[_Dropper()],
+        error_processors=[handler],
+    ).stream("x")
+    chunks = await collect(stream)
+    error = chunks[-1].to_dict()["payload"]["error"]
+    assert error["name"] == "ConnectionResetError"  # not a ProcessorError naming the dropper
+    assert "processorId" not in error
+    assert asked == ["ConnectionResetError"]  # the error lane was asked, as for any model error
 
 
 @pytest.mark.asyncio

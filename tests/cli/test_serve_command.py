@@ -15,8 +15,7 @@ import pytest
 
 from procession.cli.loading import load_agents
 from tests.cli.helpers import COMMAND, app_file, clean_env, run_cli
-
-from .conftest import free_port
+from tests.server.conftest import free_port
 
 APP = """
 import os
