@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 __all__ = [
@@ -225,11 +225,14 @@ _NON_DIGITS = re.compile(r"[^0-9]+")
 _ADVANCE = re.compile(r" {2,}|/ | /|\s\(|\+|[\t\n|,]")
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _CURRENCY = "$€£¥₹#"
+_BREAK = re.compile(r"[,.](?: |\n|\t|[,.])|[\t\n|,]| {3,}")
+"""Any character ``_HARD`` or ``_REGROUP`` could find: without one, a run is judged whole."""
+_NOT_DIGITS = "".join(chr(c) for c in range(128) if not chr(c).isdigit()) + "\u00b7\u30fb"
 
 
 def clear_phone_cache() -> None:
     """Forget cached verdicts (for benchmarks that replay the same numbers)."""
-    _first_phone.cache_clear()
+    _judged.cache_clear()
     _valid_international.cache_clear()
     _valid_in_regions.cache_clear()
 
@@ -324,38 +327,49 @@ def _context_allows(text: str, start: int, end: int) -> bool:
     return bool(words) and words[-1].lower().startswith(("phone", "tel", "mobil", "fax"))
 
 
-@lru_cache(maxsize=8192)
 def _first_phone(run: str, regions: tuple[str, ...] | None) -> int:
-    """The length of the phone number ``run`` starts with (0: none)."""
+    """The length of the phone number ``run`` starts with (0: none).
+
+    The run is first cut to the number it can hold (at a hard break, at a line, cell or
+    list break unless the number is split over them); the verdict on that piece is cached,
+    so a stream that re-reads a growing run batch after batch judges each number once."""
+    if _BREAK.search(run) is None:
+        return _judged(run, regions, False)  # most runs: one number, no break in it
     hard = _HARD.search(run)
     if hard is not None:
         run = run[: hard.start()]
-    if _REGROUP.search(run):
-        chunks = [c for c in _CHUNK.split(run) if c]
-        if _regrouped(chunks, run):
-            return _judge(run, regions, regrouped=True)
-        run = run[: _REGROUP.search(run).start()].rstrip(" ")  # type: ignore[union-attr]
-    return _judge(run, regions, regrouped=False)
+    regroup = _REGROUP.search(run)
+    if regroup is not None:
+        if _regrouped([c for c in _CHUNK.split(run) if c], run):
+            return _judged(run, regions, True)
+        run = run[: regroup.start()].rstrip(" ")
+    return _judged(run, regions, False)
+
+
+@lru_cache(maxsize=16384)
+def _judged(run: str, regions: tuple[str, ...] | None, regrouped: bool) -> int:
+    return _judge(run, regions, regrouped=regrouped)
 
 
 def _judge(
     run: str, regions: tuple[str, ...] | None, *, regrouped: bool, national: bool = False
 ) -> int:
     """The phone number ``run`` starts with, its separators already classified."""
-    groups = [m.span() for m in _GROUPS.finditer(run)]
-    if not groups:
+    digits = _GROUPS.findall(run)
+    if not digits:
         return 0
     international = not national and (
-        run.startswith("+") or (run.startswith("00") and groups[0][1] - groups[0][0] > 2)
+        run.startswith("+") or (run.startswith("00") and len(digits[0]) > 2)
     )
-    digits = [run[a:b] for a, b in groups]
+    last_end = len(run.rstrip(_NOT_DIGITS))
+    # the whole run first: most candidates are one number, judged without their group spans
+    if _accept(run[:last_end], digits, international, regions, regrouped=regrouped):
+        return last_end if regrouped else _closing(run, last_end)
+    groups = [m.span() for m in _GROUPS.finditer(run)]
     if regrouped:
-        if _accept(run, digits, international, regions, regrouped=True):
-            return groups[-1][1]
         return _fallback(run, groups, digits) if international else 0
-    count = len(groups)
-    for j in range(count, 0, -1):
-        if j < count and not _can_cut(run, groups, j, international, digits):
+    for j in range(len(groups) - 1, 0, -1):
+        if not _can_cut(run, groups, j, international, digits):
             continue
         part_end = groups[j - 1][1]
         if _accept(run[:part_end], digits[:j], international, regions, regrouped=False):
@@ -486,9 +500,9 @@ _TYPES = (
 )  # fmt: skip
 
 
-@lru_cache(maxsize=512)
-def _region_valid(region: str) -> tuple[re.Pattern[str], str] | None:
-    """A region's valid national numbers (every number type) and its national prefix."""
+def _region_valid(region: str) -> str | None:
+    """A region's valid national numbers (every number type), its national prefix allowed
+    before them, as one pattern's source (``None``: no metadata)."""
     from phonenumbers import PhoneMetadata
 
     meta: Any = (
@@ -505,7 +519,25 @@ def _region_valid(region: str) -> tuple[re.Pattern[str], str] | None:
     ]
     if not patterns:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in patterns)), meta.national_prefix or ""
+    prefix = f"(?:{re.escape(meta.national_prefix)})?" if meta.national_prefix else ""
+    return prefix + "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+
+
+@cache
+def _country_shape(code: int) -> re.Pattern[str] | None:
+    """Every valid national number of the regions sharing country code ``code``, perhaps led
+    by their national prefix (``+44 (0)20 ...``) and followed by one or two glued digits: one
+    pattern, so a number is judged with one match, not one per region and number type."""
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    sources = [
+        source
+        for region in COUNTRY_CODE_TO_REGION_CODE.get(code, ())
+        if (source := _region_valid(region if region != "001" else str(code))) is not None
+    ]
+    if not sources:
+        return None
+    return re.compile("(?=[0-9]{4})(?:" + "|".join(sources) + ")[0-9]{0,2}")
 
 
 def _has_country_code(number: str) -> bool:
@@ -518,25 +550,10 @@ def _has_country_code(number: str) -> bool:
 def _valid_international(number: str) -> bool:
     """``+<number>`` fits a number pattern of its country (or does with 1-2 digits less:
     a digit written right after it)."""
-    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
-
     for size in (1, 2, 3):
-        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(number[:size]))
-        if not regions:
-            continue
-        rest = number[size:]
-        for region in regions:
-            shape = _region_valid(region if region != "001" else number[:size])
-            if shape is None:
-                continue
-            pattern, prefix = shape
-            for cut in (len(rest), len(rest) - 1, len(rest) - 2):
-                if cut < 4:
-                    break
-                if pattern.fullmatch(rest, 0, cut):
-                    return True
-                if prefix and rest.startswith(prefix) and pattern.fullmatch(rest, len(prefix), cut):
-                    return True  # +44 (0)20 ...: the national prefix kept
+        shape = _country_shape(int(number[:size]))
+        if shape is not None and shape.fullmatch(number, size) is not None:
+            return True
     return False
 
 
