@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
+
+from procession.processors.builtin.phone_words import phone_label_before, phone_label_start
 
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
@@ -160,6 +163,22 @@ NUMBER_LABELS: frozenset[str] = frozenset(
         "timestamp",
         "epoch",
         "ts",
+        "pp",
+        "page",
+        "pages",
+        "seite",
+        "seiten",
+        "row",
+        "art",
+        "artikel",
+        "artikelnummer",
+        "article",
+        "item",
+        "pmid",
+        "pmc",
+        "doi",
+        "arxiv",
+        "patent",
     ]
 )
 """Words naming another kind of number: a number right after one is not a phone number."""
@@ -168,9 +187,9 @@ _CJK_LABELS = (
     "订单", "訂單", "单号", "單號", "运单", "運單", "快递", "快遞", "物流", "追踪", "追蹤", "发票",
     "發票", "编号", "編號", "序列号", "序號", "批号", "批號", "邮编", "郵遞區號", "注文", "伝票",
     "追跡", "問い合わせ番号", "製造番号", "シリアル", "型番", "郵便番号", "주문", "송장", "운송장",
-    "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号",
+    "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号", "〒",
 )  # fmt: skip
-_FILLER = r"(?:[ \t:#.]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
+_FILLER = r"(?:[ \t:#.\-]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
 _LABEL_END = re.compile(
     r"(?:(?<![A-Za-z])(?:"
     + "|".join(sorted((re.escape(w) for w in NUMBER_LABELS), key=len, reverse=True))
@@ -196,23 +215,25 @@ _CJK_ENDS = (
 
 
 def label_start(text: str, start: int, offset: int = 0) -> int:
-    """``start`` moved back over a label of another kind of number right before it, so that
-    a stream holds the label with its number and the phone detector reads both."""
+    """``start`` moved back over a label of another kind of number right before it, or over
+    a word naming a phone number, so that a stream holds the label with its number and the
+    phone detector reads both."""
     low = max(offset, start - 32)
     tail = text[low:start].rstrip(_LABEL_TAIL)
     if not tail:
         return start
+    phone = phone_label_start(text, start, offset)  # "phone number: ", "电话"
     if tail[-1].isascii():
         at = len(tail)
         while at > 0 and (tail[at - 1].isalpha() or tail[at - 1] == "/"):
             at -= 1
         word = tail[at:].lower()
         if word not in NUMBER_LABELS and word not in _FILLER_WORDS:
-            return start  # most text: the word before is no label (one set look-up)
+            return phone  # most text: the word before is no label (one set look-up)
     elif not tail.endswith(_CJK_ENDS):
-        return start
+        return phone
     found = _LABEL_END.search(text, low, start)
-    return found.start() if found is not None else start
+    return min(found.start(), phone) if found is not None else phone
 
 
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f/]+")
@@ -237,18 +258,33 @@ def clear_phone_cache() -> None:
     _valid_in_regions.cache_clear()
 
 
+@dataclass(frozen=True, slots=True)
+class PhoneValidator:
+    """The length of the phone number a run starts with (0: none), called as a validator.
+
+    ``regions``: national numbers (no ``+``/``00``) must also be valid in one of them;
+    ``None`` judges them by their shape alone, whatever their region.
+    """
+
+    regions: tuple[str, ...] | None = None
+
+    def __call__(self, text: str) -> int:
+        """The phone number ``text`` starts with, judged by its writing alone."""
+        return _first_phone(text, self.regions, False)
+
+    def labelled(self, text: str) -> int:
+        """The same, right after a word naming a phone number: seven digits are enough and
+        any grouping counts (see :mod:`procession.processors.builtin.phone_words`)."""
+        return _first_phone(text, self.regions, True)
+
+
 def phone_validator(regions: Sequence[str] | None = None) -> Callable[[str], int]:
     """A validator: the length of the phone number a run starts with (0: none).
 
     ``regions``: national numbers (no ``+``/``00``) must also be valid in one of them;
     ``None`` (the default) judges them by their shape alone, whatever their region.
     """
-    region_list = tuple(regions) if regions is not None else None
-
-    def validate(text: str) -> int:
-        return _first_phone(text, region_list)
-
-    return validate
+    return PhoneValidator(tuple(regions) if regions is not None else None)
 
 
 def _glued_end(text: str, start: int, end: int) -> int:
@@ -285,8 +321,13 @@ def _spans_in_run(
     """The numbers one run holds: each found from the start or after a clear break."""
     run = text[start:end]
     at = 0
+    labelled = (
+        validate.labelled
+        if isinstance(validate, PhoneValidator) and phone_label_before(text, start)
+        else validate
+    )
     while at < len(run):
-        length = validate(run[at:])
+        length = labelled(run) if not at else validate(run[at:])
         if length:
             out.append((start + at, start + at + length))
             nxt = _GROUPS.search(run, at + length)
@@ -327,33 +368,35 @@ def _context_allows(text: str, start: int, end: int) -> bool:
     return bool(words) and words[-1].lower().startswith(("phone", "tel", "mobil", "fax"))
 
 
-def _first_phone(run: str, regions: tuple[str, ...] | None) -> int:
+def _first_phone(run: str, regions: tuple[str, ...] | None, labelled: bool) -> int:
     """The length of the phone number ``run`` starts with (0: none).
 
     The run is first cut to the number it can hold (at a hard break, at a line, cell or
     list break unless the number is split over them); the verdict on that piece is cached,
     so a stream that re-reads a growing run batch after batch judges each number once."""
     if _BREAK.search(run) is None:
-        return _judged(run, regions, False)  # most runs: one number, no break in it
+        return _judged(run, regions, False, labelled)  # most runs: one number, no break in it
     hard = _HARD.search(run)
     if hard is not None:
         run = run[: hard.start()]
     regroup = _REGROUP.search(run)
     if regroup is not None:
         if _regrouped([c for c in _CHUNK.split(run) if c], run):
-            return _judged(run, regions, True)
+            return _judged(run, regions, True, labelled)
         run = run[: regroup.start()].rstrip(" ")
-    return _judged(run, regions, False)
+    return _judged(run, regions, False, labelled)
 
 
 @lru_cache(maxsize=16384)
-def _judged(run: str, regions: tuple[str, ...] | None, regrouped: bool) -> int:
-    return _judge(run, regions, regrouped=regrouped)
+def _judged(run: str, regions: tuple[str, ...] | None, regrouped: bool, labelled: bool) -> int:
+    return _judge(run, (regions, labelled), regrouped=regrouped)
 
 
-def _judge(
-    run: str, regions: tuple[str, ...] | None, *, regrouped: bool, national: bool = False
-) -> int:
+_Regions = tuple[tuple[str, ...] | None, bool]
+"""The regions national numbers must be valid in, and whether a phone word came before."""
+
+
+def _judge(run: str, regions: _Regions, *, regrouped: bool, national: bool = False) -> int:
     """The phone number ``run`` starts with, its separators already classified."""
     digits = _GROUPS.findall(run)
     if not digits:
@@ -421,7 +464,7 @@ def _accept(
     part: str,
     digits: list[str],
     international: bool,
-    regions: tuple[str, ...] | None,
+    judged: _Regions,
     *,
     regrouped: bool,
 ) -> bool:
@@ -431,11 +474,38 @@ def _accept(
         if not 7 <= len(national) <= 15:
             return False
         return _valid_international(national)
-    if not 8 <= len(number) <= 15:
+    regions, labelled = judged
+    if not 7 <= len(number) <= 15:
         return False
-    if not regrouped and not _national_shape(part, digits):
+    if labelled:  # after "phone number:": any grouping, not a date
+        shaped = len(set(number)) > 2 and not _date_like(digits, _separators(part, digits))
+    elif len(number) == 7:
+        shaped = not regrouped and _seven_shape(part, digits)
+    else:
+        shaped = regrouped or _national_shape(part, digits) or _country_in_parentheses(part)
+    return shaped and (regions is None or _valid_in_regions(part, regions))
+
+
+def _separators(part: str, digits: list[str]) -> list[str]:
+    return [m.group() for m in _NON_DIGITS.finditer(part.lstrip("+("))][: len(digits) - 1]
+
+
+def _seven_shape(part: str, digits: list[str]) -> bool:
+    """Seven digits written as local numbers are: ``555-1234``, ``283 01 66``."""
+    sizes = [len(d) for d in digits]
+    if sizes not in ([3, 4], [3, 2, 2]):
         return False
-    return regions is None or _valid_in_regions(part, regions)
+    seps = _separators(part, digits)
+    return seps[0] in (" ", "-") and len(set(seps)) == 1
+
+
+def _country_in_parentheses(part: str) -> bool:
+    """A country code written in parentheses without ``+``: ``(351) 911860913``."""
+    close = part.find(")")
+    if not part.startswith("(") or not 2 <= close <= 4:
+        return False
+    number = _NON_DIGITS.sub("", part)
+    return len(number) >= 10 and _valid_international(number)
 
 
 def _national_shape(part: str, digits: list[str]) -> bool:
@@ -446,15 +516,17 @@ def _national_shape(part: str, digits: list[str]) -> bool:
         if len(number) == 10 and number[0] == "1":
             return False  # a Unix time in seconds (2001-2033); no NANP number starts with 1
         return len(number) <= 12 and len(set(number)) > 2
-    seps = [m.group() for m in _NON_DIGITS.finditer(part.lstrip("+("))][: count - 1]
+    seps = _separators(part, digits)
     sizes = [len(d) for d in digits]
     if count >= 3 and len(set(seps)) == 1 and set(sizes[:-1]) == {4} and sizes[-1] < 4:
         return True  # 8613-1234-5580-4: regrouped in fours, a shorter tail
-    if min(sizes[1:]) < 2 or max(sizes) > 8:
+    if min(sizes[1:]) < 2 or max(sizes) > (10 if _trunk_then_long(digits) else 8):
         return False
     if any("." in s for s in seps):
         if count < 3 or min(sizes) < 2:
             return False
+        if sizes[0] <= 3 and set(sizes[1:]) == {3} and set(seps) == {"."}:
+            return False  # 123.456.789 Euro: an amount with dots for thousands
         if count == 4 and all(len(d) <= 3 and int(d) <= 255 for d in digits):
             return False  # an IPv4 address
     if _date_like(digits, seps):
@@ -462,6 +534,11 @@ def _national_shape(part: str, digits: list[str]) -> bool:
     if sizes in ([3, 2, 4], [5, 4]) and all(s == "-" for s in seps):
         return False  # an SSN's shape, a ZIP+4 code
     return not (count == 2 and sizes[0] == 4 and _YEAR.fullmatch(digits[0]))
+
+
+def _trunk_then_long(digits: list[str]) -> bool:
+    """A trunk prefix and area code, then the rest in one long group: ``01 234567890``."""
+    return len(digits) == 2 and digits[0][0] == "0" and 2 <= len(digits[0]) <= 5
 
 
 def _regrouped(chunks: list[str], separators: str) -> bool:
