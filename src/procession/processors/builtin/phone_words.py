@@ -22,28 +22,38 @@ PHONE_WORDS: tuple[str, ...] = (
 )  # fmt: skip
 """Latin, Cyrillic, Arabic, Hebrew and Greek words naming a phone number (case folded)."""
 
-_CJK_PHONE_WORDS = ("电话", "電話", "手机", "手機", "携帯", "電話番号", "전화", "휴대폰", "☎", "📞")
+_CJK_PHONE_WORDS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "☎", "📞")
+_WORDS = frozenset(PHONE_WORDS)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_BREAKS = re.compile(r"[\d\n]")
+_REACH = 24
+"""How far before a number a phone word may end (``phone number is ``, ``lautet ``)."""
 
-_PHONE_LABEL_END = re.compile(
-    r"(?:(?<![^\W\d_])(?:"
-    + "|".join(sorted(map(re.escape, PHONE_WORDS), key=len, reverse=True))
-    + r")(?![^\W\d_])|"
-    + "|".join(_CJK_PHONE_WORDS)
-    + r")[^\d\n]{0,24}\Z",
-    re.IGNORECASE,
-)
+
+def phone_label_start(text: str, start: int, offset: int = 0) -> int:
+    """Where a word naming a phone number starts that ends at most 24 characters before
+    ``start`` with no digit or line break between (``start``: none), so that a stream holds
+    the word with its number and the detector reads both."""
+    low = max(offset, start - 40)
+    window = text[low:start]
+    last = _BREAKS.split(window)[-1]  # after the last digit or line break
+    base = start - len(last)
+    if len(last) > _REACH:
+        cut = len(last) - _REACH - 16  # a word may start before the reach and end in it
+        base += max(0, cut)
+        last = last[max(0, cut) :]
+    found = start
+    for word in _LETTERS.finditer(last):
+        if len(last) - word.end() <= _REACH and word.group().casefold() in _WORDS:
+            return base + word.start()
+    for cjk in _CJK_PHONE_WORDS:
+        at = last.find(cjk)
+        if at >= 0 and len(last) - at - len(cjk) <= _REACH:
+            found = min(found, base + at)
+    return found
 
 
 def phone_label_before(text: str, start: int) -> bool:
     """Whether a word naming a phone number ends at most 24 characters (no digit, no line
     break between) before ``start``."""
-    return _PHONE_LABEL_END.search(text, max(0, start - 40), start) is not None
-
-
-def phone_label_start(text: str, start: int, offset: int = 0) -> int:
-    """``start`` moved back over a word naming a phone number right before it (see
-    :func:`phone_label_before`), so that a stream holds the word with its number."""
-    if start - offset < 3:
-        return start
-    found = _PHONE_LABEL_END.search(text, max(offset, start - 40), start)
-    return found.start() if found is not None else start
+    return phone_label_start(text, start) < start

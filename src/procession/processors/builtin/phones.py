@@ -189,19 +189,6 @@ _CJK_LABELS = (
     "追跡", "問い合わせ番号", "製造番号", "シリアル", "型番", "郵便番号", "주문", "송장", "운송장",
     "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号", "〒",
 )  # fmt: skip
-_FILLER = r"(?:[ \t:#.\-]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
-_LABEL_END = re.compile(
-    r"(?:(?<![A-Za-z])(?:"
-    + "|".join(sorted((re.escape(w) for w in NUMBER_LABELS), key=len, reverse=True))
-    + ")"
-    + _FILLER
-    + "|(?:"
-    + "|".join(_CJK_LABELS)
-    + r")[号號]?)[ \t:#.\uff1a\u2116\uff03]*\Z",
-    re.IGNORECASE,
-)
-"""A label of another kind of number ending a text (``tracking number: ``, ``订单号``)."""
-
 
 _LABEL_TAIL = " \t:#.\uff1a\u2116\uff03"
 _FILLER_WORDS = frozenset(
@@ -218,22 +205,38 @@ def label_start(text: str, start: int, offset: int = 0) -> int:
     """``start`` moved back over a label of another kind of number right before it, or over
     a word naming a phone number, so that a stream holds the label with its number and the
     phone detector reads both."""
+    return min(number_label_start(text, start, offset), phone_label_start(text, start, offset))
+
+
+def number_label_start(text: str, start: int, offset: int = 0) -> int:
+    """Where a label of another kind of number (``tracking number: ``, ``Art.-Nr.``,
+    ``订单号``) right before ``start`` starts (``start``: none). Word look-ups, not a search
+    of the label list at every position."""
     low = max(offset, start - 32)
     tail = text[low:start].rstrip(_LABEL_TAIL)
     if not tail:
         return start
-    phone = phone_label_start(text, start, offset)  # "phone number: ", "电话"
-    if tail[-1].isascii():
-        at = len(tail)
-        while at > 0 and (tail[at - 1].isalpha() or tail[at - 1] == "/"):
-            at -= 1
-        word = tail[at:].lower()
-        if word not in NUMBER_LABELS and word not in _FILLER_WORDS:
-            return phone  # most text: the word before is no label (one set look-up)
-    elif not tail.endswith(_CJK_ENDS):
-        return phone
-    found = _LABEL_END.search(text, low, start)
-    return min(found.start(), phone) if found is not None else phone
+    if not tail[-1].isascii():
+        longest = max((len(end) for end in _CJK_ENDS if tail.endswith(end)), default=0)
+        return low + len(tail) - longest if longest else start
+    at = _word_start(tail, len(tail))
+    word = tail[at:].lower()
+    if word in NUMBER_LABELS:
+        return low + at
+    if word not in _FILLER_WORDS:
+        return start  # most text: the word before is no label (one set look-up)
+    before = tail[:at].rstrip(" \t:#.-")
+    if len(before) == at:
+        return start
+    first = _word_start(before, len(before))
+    return low + first if before[first:].lower() in NUMBER_LABELS else start
+
+
+def _word_start(text: str, end: int) -> int:
+    at = end
+    while at > 0 and (text[at - 1].isalpha() or text[at - 1] == "/"):
+        at -= 1
+    return at
 
 
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f/]+")
@@ -321,13 +324,11 @@ def _spans_in_run(
     """The numbers one run holds: each found from the start or after a clear break."""
     run = text[start:end]
     at = 0
-    labelled = (
-        validate.labelled
-        if isinstance(validate, PhoneValidator) and phone_label_before(text, start)
-        else validate
-    )
     while at < len(run):
-        length = labelled(run) if not at else validate(run[at:])
+        length = validate(run[at:] if at else run)
+        if not length and not at and isinstance(validate, PhoneValidator):
+            # what its writing leaves out, a phone word before makes a phone number
+            length = validate.labelled(run) if phone_label_before(text, start) else 0
         if length:
             out.append((start + at, start + at + length))
             nxt = _GROUPS.search(run, at + length)
@@ -358,7 +359,7 @@ def _context_allows(text: str, start: int, end: int) -> bool:
         return False
     if text[start] == "+":
         return True  # a country code: a phone number, whatever the words before
-    if _LABEL_END.search(text, max(0, start - 32), start) is not None:
+    if number_label_start(text, start) < start:
         return False
     if not text[max(0, start - 24) : start].rstrip(" ").endswith("="):
         return True
