@@ -14,9 +14,13 @@ the numbers it holds (two in a row, a digit or a date right after) and each is j
   amount, and not right after a word naming another kind of number (``tracking``, ``ISSN``,
   ``order`` ...). Nearly every 8-10 digit string is a valid national number of some region,
   so "valid somewhere" says nothing; with ``phone_regions`` given, the number must also be
-  valid in one of those regions (``phonenumbers.is_valid_number``).
+  valid in one of those regions (``phonenumbers.is_valid_number``); seven digits only
+  when grouped as local numbers are (``555-0123``, ``283 01 66``);
+- right after a word naming a phone number (:mod:`procession.processors.builtin.phone_words`),
+  any writing of seven digits or more.
 
-Verdicts are cached per run text: a conversation repeating its numbers pays once.
+Verdicts are cached per piece a run is cut to: a stream re-reading a growing run batch
+after batch, or a conversation repeating its numbers, judges each number once.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ __all__ = [
     "NUMBER_LABELS",
     "PHONE_PATTERN",
     "PHONE_PREFIX",
+    "PhoneValidator",
+    "number_label_start",
     "clear_phone_cache",
     "find_phones",
     "phone_validator",
