@@ -15,7 +15,7 @@ the numbers it holds (two in a row, a digit or a date right after) and each is j
   ``order`` ...). Nearly every 8-10 digit string is a valid national number of some region,
   so "valid somewhere" says nothing; with ``phone_regions`` given, the number must also be
   valid in one of those regions (``phonenumbers.is_valid_number``); seven digits only
-  when grouped as local numbers are (``555-0123``, ``283 01 66``);
+  when grouped as local numbers are (``555 0123``, ``283 01 66``);
 - right after a word naming a phone number (:mod:`procession.processors.builtin.phone_words`),
   any writing of seven digits or more.
 
@@ -498,11 +498,14 @@ def _separators(part: str, digits: list[str]) -> list[str]:
 
 
 def _seven_shape(part: str, digits: list[str]) -> bool:
-    """Seven digits written as local numbers are: ``555-1234``, ``283 01 66``."""
+    """Seven digits written as local numbers are: ``555 0123``, ``283 01 66``, ``913-90-99``;
+    not ``123-4567``, which is as often a Japanese postal code."""
     sizes = [len(d) for d in digits]
-    if sizes not in ([3, 4], [3, 2, 2]):
+    if sizes not in ([3, 4], [3, 2, 2]) or not part[:1].isdigit():
         return False
     seps = _separators(part, digits)
+    if sizes == [3, 4] and seps[0] != " ":
+        return False
     return seps[0] in (" ", "-") and len(set(seps)) == 1
 
 
