@@ -50,6 +50,13 @@ LEAKED: list[tuple[str, str, str]] = [
     ("Russian trunk prefix", "звоните 8 (912) 345-67-89", "8 (912) 345-67-89"),
     ("markdown emphasis", "use _0612345678_ please", "0612345678"),
     ("JSON-escaped line break", '{"note": "see\\n0612345678"}', "0612345678"),
+    ("seven digits grouped 3-4", "Ring 555 0123 tonight", "555 0123"),
+    ("seven digits grouped 3-2-2", "звоните 283 01 66 вечером", "283 01 66"),
+    ("seven digits after a phone word", "Tel.: 9527601, ask for Ana", "9527601"),
+    ("seven digits after a phone word, cells", "| phone | 283 | 016 | 6 |", "283 | 016 | 6"),
+    ("seven digits after a phone word, Korean", "전화번호는 3233079입니다", "3233079"),
+    ("country code in parentheses", "Ligue (351) 911860913 hoje", "(351) 911860913"),
+    ("trunk prefix, then one long group", "Wien 01 234567890 erreichbar", "01 234567890"),
 ]
 
 # (class, text): numbers the issue says must not be read as phone numbers
@@ -82,6 +89,16 @@ ORDINARY: list[tuple[str, str]] = [
     ("hash", "fixed in commit 9f8b5daabd8d667f688517421b4b3720bce487f1"),
     ("column of amounts", "| a | 100 | 200 | 300 |"),
     ("list of small numbers", "values = [10, 20, 30, 40, 50, 60, 70, 80]"),
+    ("German dotted amount", "Umsatz: 987.654.321 Euro im Jahr"),
+    ("Japanese postal code", "〒100-0001 東京都千代田区"),
+    ("Japanese postal code, no mark", "132-8720 宛てに発送してください。"),
+    ("coordinates", "GPS fix: 42.8513, 125.6122."),
+    ("page range", "see pp. 173-4137 of the report"),
+    ("article number", "Art.-Nr. 107-4973, 3 Stück"),
+    ("PubMed id", "PMID 31452104 (2019)"),
+    ("seven digits compact", "It has 1234567 rows."),
+    ("seven digits in a table row", "| 123 | 4567 |"),
+    ("phone word on another line", "phone: see below\n1234567 rows"),
 ]
 
 

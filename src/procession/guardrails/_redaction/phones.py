@@ -14,17 +14,24 @@ the numbers it holds (two in a row, a digit or a date right after) and each is j
   amount, and not right after a word naming another kind of number (``tracking``, ``ISSN``,
   ``order`` ...). Nearly every 8-10 digit string is a valid national number of some region,
   so "valid somewhere" says nothing; with ``phone_regions`` given, the number must also be
-  valid in one of those regions (``phonenumbers.is_valid_number``).
+  valid in one of those regions (``phonenumbers.is_valid_number``); seven digits only
+  when grouped as local numbers are (``555 0123``, ``283 01 66``);
+- right after a word naming a phone number (:mod:`procession.guardrails._redaction.phone_words`),
+  any writing of seven digits or more.
 
-Verdicts are cached per run text: a conversation repeating its numbers pays once.
+Verdicts are cached per piece a run is cut to: a stream re-reading a growing run batch
+after batch, or a conversation repeating its numbers, judges each number once.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from typing import Any
+
+from procession.guardrails._redaction.phone_words import phone_label_before, phone_label_start
 
 __all__ = [
     "DEFAULT_PHONE_REGIONS",
@@ -32,6 +39,8 @@ __all__ = [
     "NUMBER_LABELS",
     "PHONE_PATTERN",
     "PHONE_PREFIX",
+    "PhoneValidator",
+    "number_label_start",
     "clear_phone_cache",
     "find_phones",
     "phone_validator",
@@ -160,6 +169,22 @@ NUMBER_LABELS: frozenset[str] = frozenset(
         "timestamp",
         "epoch",
         "ts",
+        "pp",
+        "page",
+        "pages",
+        "seite",
+        "seiten",
+        "row",
+        "art",
+        "artikel",
+        "artikelnummer",
+        "article",
+        "item",
+        "pmid",
+        "pmc",
+        "doi",
+        "arxiv",
+        "patent",
     ]
 )
 """Words naming another kind of number: a number right after one is not a phone number."""
@@ -168,21 +193,8 @@ _CJK_LABELS = (
     "订单", "訂單", "单号", "單號", "运单", "運單", "快递", "快遞", "物流", "追踪", "追蹤", "发票",
     "發票", "编号", "編號", "序列号", "序號", "批号", "批號", "邮编", "郵遞區號", "注文", "伝票",
     "追跡", "問い合わせ番号", "製造番号", "シリアル", "型番", "郵便番号", "주문", "송장", "운송장",
-    "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号",
+    "일련번호", "우편번호", "주문번호", "송장번호", "注文番号", "伝票番号", "追跡番号", "〒",
 )  # fmt: skip
-_FILLER = r"(?:[ \t:#.]+(?:numbers?|nos?|nr|num|nummer|numero|número|code|id|#))?"
-_LABEL_END = re.compile(
-    r"(?:(?<![A-Za-z])(?:"
-    + "|".join(sorted((re.escape(w) for w in NUMBER_LABELS), key=len, reverse=True))
-    + ")"
-    + _FILLER
-    + "|(?:"
-    + "|".join(_CJK_LABELS)
-    + r")[号號]?)[ \t:#.\uff1a\u2116\uff03]*\Z",
-    re.IGNORECASE,
-)
-"""A label of another kind of number ending a text (``tracking number: ``, ``订单号``)."""
-
 
 _LABEL_TAIL = " \t:#.\uff1a\u2116\uff03"
 _FILLER_WORDS = frozenset(
@@ -196,23 +208,41 @@ _CJK_ENDS = (
 
 
 def label_start(text: str, start: int, offset: int = 0) -> int:
-    """``start`` moved back over a label of another kind of number right before it, so that
-    a stream holds the label with its number and the phone detector reads both."""
+    """``start`` moved back over a label of another kind of number right before it, or over
+    a word naming a phone number, so that a stream holds the label with its number and the
+    phone detector reads both."""
+    return min(number_label_start(text, start, offset), phone_label_start(text, start, offset))
+
+
+def number_label_start(text: str, start: int, offset: int = 0) -> int:
+    """Where a label of another kind of number (``tracking number: ``, ``Art.-Nr.``,
+    ``订单号``) right before ``start`` starts (``start``: none). Word look-ups, not a search
+    of the label list at every position."""
     low = max(offset, start - 32)
     tail = text[low:start].rstrip(_LABEL_TAIL)
     if not tail:
         return start
-    if tail[-1].isascii():
-        at = len(tail)
-        while at > 0 and (tail[at - 1].isalpha() or tail[at - 1] == "/"):
-            at -= 1
-        word = tail[at:].lower()
-        if word not in NUMBER_LABELS and word not in _FILLER_WORDS:
-            return start  # most text: the word before is no label (one set look-up)
-    elif not tail.endswith(_CJK_ENDS):
+    if not tail[-1].isascii():
+        longest = max((len(end) for end in _CJK_ENDS if tail.endswith(end)), default=0)
+        return low + len(tail) - longest if longest else start
+    at = _word_start(tail, len(tail))
+    word = tail[at:].lower()
+    if word in NUMBER_LABELS:
+        return low + at
+    if word not in _FILLER_WORDS:
+        return start  # most text: the word before is no label (one set look-up)
+    before = tail[:at].rstrip(" \t:#.-")
+    if len(before) == at:
         return start
-    found = _LABEL_END.search(text, low, start)
-    return found.start() if found is not None else start
+    first = _word_start(before, len(before))
+    return low + first if before[first:].lower() in NUMBER_LABELS else start
+
+
+def _word_start(text: str, end: int) -> int:
+    at = end
+    while at > 0 and (text[at - 1].isalpha() or text[at - 1] == "/"):
+        at -= 1
+    return at
 
 
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f/]+")
@@ -225,13 +255,36 @@ _NON_DIGITS = re.compile(r"[^0-9]+")
 _ADVANCE = re.compile(r" {2,}|/ | /|\s\(|\+|[\t\n|,]")
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}")
 _CURRENCY = "$€£¥₹#"
+_BREAK = re.compile(r"[,.](?: |\n|\t|[,.])|[\t\n|,]| {3,}")
+"""Any character ``_HARD`` or ``_REGROUP`` could find: without one, a run is judged whole."""
+_NOT_DIGITS = "".join(chr(c) for c in range(128) if not chr(c).isdigit()) + "\u00b7\u30fb"
 
 
 def clear_phone_cache() -> None:
     """Forget cached verdicts (for benchmarks that replay the same numbers)."""
-    _first_phone.cache_clear()
+    _judged.cache_clear()
     _valid_international.cache_clear()
     _valid_in_regions.cache_clear()
+
+
+@dataclass(frozen=True, slots=True)
+class PhoneValidator:
+    """The length of the phone number a run starts with (0: none), called as a validator.
+
+    ``regions``: national numbers (no ``+``/``00``) must also be valid in one of them;
+    ``None`` judges them by their shape alone, whatever their region.
+    """
+
+    regions: tuple[str, ...] | None = None
+
+    def __call__(self, text: str) -> int:
+        """The phone number ``text`` starts with, judged by its writing alone."""
+        return _first_phone(text, self.regions, False)
+
+    def labelled(self, text: str) -> int:
+        """The same, right after a word naming a phone number: seven digits are enough and
+        any grouping counts (see :mod:`procession.guardrails._redaction.phone_words`)."""
+        return _first_phone(text, self.regions, True)
 
 
 def phone_validator(regions: Sequence[str] | None = None) -> Callable[[str], int]:
@@ -240,12 +293,7 @@ def phone_validator(regions: Sequence[str] | None = None) -> Callable[[str], int
     ``regions``: national numbers (no ``+``/``00``) must also be valid in one of them;
     ``None`` (the default) judges them by their shape alone, whatever their region.
     """
-    region_list = tuple(regions) if regions is not None else None
-
-    def validate(text: str) -> int:
-        return _first_phone(text, region_list)
-
-    return validate
+    return PhoneValidator(tuple(regions) if regions is not None else None)
 
 
 def _glued_end(text: str, start: int, end: int) -> int:
@@ -283,7 +331,10 @@ def _spans_in_run(
     run = text[start:end]
     at = 0
     while at < len(run):
-        length = validate(run[at:])
+        length = validate(run[at:] if at else run)
+        if not length and not at and isinstance(validate, PhoneValidator):
+            # what its writing leaves out, a phone word before makes a phone number
+            length = validate.labelled(run) if phone_label_before(text, start) else 0
         if length:
             out.append((start + at, start + at + length))
             nxt = _GROUPS.search(run, at + length)
@@ -314,7 +365,7 @@ def _context_allows(text: str, start: int, end: int) -> bool:
         return False
     if text[start] == "+":
         return True  # a country code: a phone number, whatever the words before
-    if _LABEL_END.search(text, max(0, start - 32), start) is not None:
+    if number_label_start(text, start) < start:
         return False
     if not text[max(0, start - 24) : start].rstrip(" ").endswith("="):
         return True
@@ -324,38 +375,51 @@ def _context_allows(text: str, start: int, end: int) -> bool:
     return bool(words) and words[-1].lower().startswith(("phone", "tel", "mobil", "fax"))
 
 
-@lru_cache(maxsize=8192)
-def _first_phone(run: str, regions: tuple[str, ...] | None) -> int:
-    """The length of the phone number ``run`` starts with (0: none)."""
+def _first_phone(run: str, regions: tuple[str, ...] | None, labelled: bool) -> int:
+    """The length of the phone number ``run`` starts with (0: none).
+
+    The run is first cut to the number it can hold (at a hard break, at a line, cell or
+    list break unless the number is split over them); the verdict on that piece is cached,
+    so a stream that re-reads a growing run batch after batch judges each number once."""
+    if _BREAK.search(run) is None:
+        return _judged(run, regions, False, labelled)  # most runs: one number, no break in it
     hard = _HARD.search(run)
     if hard is not None:
         run = run[: hard.start()]
-    if _REGROUP.search(run):
-        chunks = [c for c in _CHUNK.split(run) if c]
-        if _regrouped(chunks, run):
-            return _judge(run, regions, regrouped=True)
-        run = run[: _REGROUP.search(run).start()].rstrip(" ")  # type: ignore[union-attr]
-    return _judge(run, regions, regrouped=False)
+    regroup = _REGROUP.search(run)
+    if regroup is not None:
+        if _regrouped([c for c in _CHUNK.split(run) if c], run):
+            return _judged(run, regions, True, labelled)
+        run = run[: regroup.start()].rstrip(" ")
+    return _judged(run, regions, False, labelled)
 
 
-def _judge(
-    run: str, regions: tuple[str, ...] | None, *, regrouped: bool, national: bool = False
-) -> int:
+@lru_cache(maxsize=16384)
+def _judged(run: str, regions: tuple[str, ...] | None, regrouped: bool, labelled: bool) -> int:
+    return _judge(run, (regions, labelled), regrouped=regrouped)
+
+
+_Regions = tuple[tuple[str, ...] | None, bool]
+"""The regions national numbers must be valid in, and whether a phone word came before."""
+
+
+def _judge(run: str, regions: _Regions, *, regrouped: bool, national: bool = False) -> int:
     """The phone number ``run`` starts with, its separators already classified."""
-    groups = [m.span() for m in _GROUPS.finditer(run)]
-    if not groups:
+    digits = _GROUPS.findall(run)
+    if not digits:
         return 0
     international = not national and (
-        run.startswith("+") or (run.startswith("00") and groups[0][1] - groups[0][0] > 2)
+        run.startswith("+") or (run.startswith("00") and len(digits[0]) > 2)
     )
-    digits = [run[a:b] for a, b in groups]
+    last_end = len(run.rstrip(_NOT_DIGITS))
+    # the whole run first: most candidates are one number, judged without their group spans
+    if _accept(run[:last_end], digits, international, regions, regrouped=regrouped):
+        return last_end if regrouped else _closing(run, last_end)
+    groups = [m.span() for m in _GROUPS.finditer(run)]
     if regrouped:
-        if _accept(run, digits, international, regions, regrouped=True):
-            return groups[-1][1]
         return _fallback(run, groups, digits) if international else 0
-    count = len(groups)
-    for j in range(count, 0, -1):
-        if j < count and not _can_cut(run, groups, j, international, digits):
+    for j in range(len(groups) - 1, 0, -1):
+        if not _can_cut(run, groups, j, international, digits):
             continue
         part_end = groups[j - 1][1]
         if _accept(run[:part_end], digits[:j], international, regions, regrouped=False):
@@ -407,7 +471,7 @@ def _accept(
     part: str,
     digits: list[str],
     international: bool,
-    regions: tuple[str, ...] | None,
+    judged: _Regions,
     *,
     regrouped: bool,
 ) -> bool:
@@ -417,11 +481,41 @@ def _accept(
         if not 7 <= len(national) <= 15:
             return False
         return _valid_international(national)
-    if not 8 <= len(number) <= 15:
+    regions, labelled = judged
+    if not 7 <= len(number) <= 15:
         return False
-    if not regrouped and not _national_shape(part, digits):
+    if labelled:  # after "phone number:": any grouping, not a date
+        shaped = len(set(number)) > 2 and not _date_like(digits, _separators(part, digits))
+    elif len(number) == 7:
+        shaped = not regrouped and _seven_shape(part, digits)
+    else:
+        shaped = regrouped or _national_shape(part, digits) or _country_in_parentheses(part)
+    return shaped and (regions is None or _valid_in_regions(part, regions))
+
+
+def _separators(part: str, digits: list[str]) -> list[str]:
+    return [m.group() for m in _NON_DIGITS.finditer(part.lstrip("+("))][: len(digits) - 1]
+
+
+def _seven_shape(part: str, digits: list[str]) -> bool:
+    """Seven digits written as local numbers are: ``555 0123``, ``283 01 66``, ``913-90-99``;
+    not ``123-4567``, which is as often a Japanese postal code."""
+    sizes = [len(d) for d in digits]
+    if sizes not in ([3, 4], [3, 2, 2]) or not part[:1].isdigit():
         return False
-    return regions is None or _valid_in_regions(part, regions)
+    seps = _separators(part, digits)
+    if sizes == [3, 4] and seps[0] != " ":
+        return False
+    return seps[0] in (" ", "-") and len(set(seps)) == 1
+
+
+def _country_in_parentheses(part: str) -> bool:
+    """A country code written in parentheses without ``+``: ``(351) 911860913``."""
+    close = part.find(")")
+    if not part.startswith("(") or not 2 <= close <= 4:
+        return False
+    number = _NON_DIGITS.sub("", part)
+    return len(number) >= 10 and _valid_international(number)
 
 
 def _national_shape(part: str, digits: list[str]) -> bool:
@@ -432,15 +526,17 @@ def _national_shape(part: str, digits: list[str]) -> bool:
         if len(number) == 10 and number[0] == "1":
             return False  # a Unix time in seconds (2001-2033); no NANP number starts with 1
         return len(number) <= 12 and len(set(number)) > 2
-    seps = [m.group() for m in _NON_DIGITS.finditer(part.lstrip("+("))][: count - 1]
+    seps = _separators(part, digits)
     sizes = [len(d) for d in digits]
     if count >= 3 and len(set(seps)) == 1 and set(sizes[:-1]) == {4} and sizes[-1] < 4:
         return True  # 8613-1234-5580-4: regrouped in fours, a shorter tail
-    if min(sizes[1:]) < 2 or max(sizes) > 8:
+    if min(sizes[1:]) < 2 or max(sizes) > (10 if _trunk_then_long(digits) else 8):
         return False
     if any("." in s for s in seps):
         if count < 3 or min(sizes) < 2:
             return False
+        if sizes[0] <= 3 and set(sizes[1:]) == {3} and set(seps) == {"."}:
+            return False  # 123.456.789 Euro: an amount with dots for thousands
         if count == 4 and all(len(d) <= 3 and int(d) <= 255 for d in digits):
             return False  # an IPv4 address
     if _date_like(digits, seps):
@@ -448,6 +544,11 @@ def _national_shape(part: str, digits: list[str]) -> bool:
     if sizes in ([3, 2, 4], [5, 4]) and all(s == "-" for s in seps):
         return False  # an SSN's shape, a ZIP+4 code
     return not (count == 2 and sizes[0] == 4 and _YEAR.fullmatch(digits[0]))
+
+
+def _trunk_then_long(digits: list[str]) -> bool:
+    """A trunk prefix and area code, then the rest in one long group: ``01 234567890``."""
+    return len(digits) == 2 and digits[0][0] == "0" and 2 <= len(digits[0]) <= 5
 
 
 def _regrouped(chunks: list[str], separators: str) -> bool:
@@ -486,9 +587,9 @@ _TYPES = (
 )  # fmt: skip
 
 
-@lru_cache(maxsize=512)
-def _region_valid(region: str) -> tuple[re.Pattern[str], str] | None:
-    """A region's valid national numbers (every number type) and its national prefix."""
+def _region_valid(region: str) -> str | None:
+    """A region's valid national numbers (every number type), its national prefix allowed
+    before them, as one pattern's source (``None``: no metadata)."""
     from phonenumbers import PhoneMetadata
 
     meta: Any = (
@@ -505,7 +606,25 @@ def _region_valid(region: str) -> tuple[re.Pattern[str], str] | None:
     ]
     if not patterns:
         return None
-    return re.compile("|".join(f"(?:{p})" for p in patterns)), meta.national_prefix or ""
+    prefix = f"(?:{re.escape(meta.national_prefix)})?" if meta.national_prefix else ""
+    return prefix + "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+
+
+@cache
+def _country_shape(code: int) -> re.Pattern[str] | None:
+    """Every valid national number of the regions sharing country code ``code``, perhaps led
+    by their national prefix (``+44 (0)20 ...``) and followed by one or two glued digits: one
+    pattern, so a number is judged with one match, not one per region and number type."""
+    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
+
+    sources = [
+        source
+        for region in COUNTRY_CODE_TO_REGION_CODE.get(code, ())
+        if (source := _region_valid(region if region != "001" else str(code))) is not None
+    ]
+    if not sources:
+        return None
+    return re.compile("(?=[0-9]{4})(?:" + "|".join(sources) + ")[0-9]{0,2}")
 
 
 def _has_country_code(number: str) -> bool:
@@ -518,25 +637,10 @@ def _has_country_code(number: str) -> bool:
 def _valid_international(number: str) -> bool:
     """``+<number>`` fits a number pattern of its country (or does with 1-2 digits less:
     a digit written right after it)."""
-    from phonenumbers import COUNTRY_CODE_TO_REGION_CODE
-
     for size in (1, 2, 3):
-        regions = COUNTRY_CODE_TO_REGION_CODE.get(int(number[:size]))
-        if not regions:
-            continue
-        rest = number[size:]
-        for region in regions:
-            shape = _region_valid(region if region != "001" else number[:size])
-            if shape is None:
-                continue
-            pattern, prefix = shape
-            for cut in (len(rest), len(rest) - 1, len(rest) - 2):
-                if cut < 4:
-                    break
-                if pattern.fullmatch(rest, 0, cut):
-                    return True
-                if prefix and rest.startswith(prefix) and pattern.fullmatch(rest, len(prefix), cut):
-                    return True  # +44 (0)20 ...: the national prefix kept
+        shape = _country_shape(int(number[:size]))
+        if shape is not None and shape.fullmatch(number, size) is not None:
+            return True
     return False
 
 
