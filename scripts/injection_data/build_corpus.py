@@ -15,7 +15,9 @@ developer, never by CI. Which source goes where (see docs/guardrails/prompt-inje
   garak's probes (security prose that describes and quotes attacks: benign look-alikes);
   Faker's lorem sentences in nine locales (MIT; benign);
 * train/dev only: the hand-written multilingual examples (``handwritten.py``,
-  ``handwritten_more.py``), the project's own ``tests/data/prompt_injection.jsonl`` (the
+  ``handwritten_more.py``, ``handwritten_lang.py``), nullsec-promptinject and
+  agent-injection-bench (MIT; appended with ``--append-handwritten --wheels``), the
+  project's own ``tests/data/prompt_injection.jsonl`` (the
   rules were written against it) and ``tests/data/ordinary_numbers.jsonl``.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import ast
 import hashlib
+import itertools
 import json
 import random
 import sys
@@ -36,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "src"), str(Path(__file__).resolve().parent)]
 
 from handwritten import ARTICLE, ATTACK, BENIGN  # noqa: E402
+from handwritten_lang import ARTICLE_SIXTH, ATTACK_SIXTH, LOOKALIKE_SIXTH  # noqa: E402
 from handwritten_more import (  # noqa: E402
     ARTICLE_FIFTH,
     ARTICLE_MORE,
@@ -206,6 +210,26 @@ def hand_rows() -> Iterator[Row]:
     for lang, texts in ARTICLE_FIFTH.items():
         for text in texts:
             yield row(text, "benign", "handwritten", lang, kind="article")
+    yield from hand_round(ATTACK_SIXTH, LOOKALIKE_SIXTH, ARTICLE_SIXTH, random.Random(2106))
+
+
+def registry_train_rows(wheels: Path) -> Iterator[Row]:
+    """Train/dev rows from registry packages added after the held-out split was frozen:
+    ``nullsec-promptinject`` 0.1.0 (MIT; its payload list, attacks in six languages) and
+    ``agent-injection-bench`` 0.1.0 (MIT; the injected tool results of its attacks)."""
+    zf = wheel(wheels, "nullsec_promptinject")
+    tree = ast.parse(read(zf, "nullsec_promptinject/payloads.py"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Payload":
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if len(args) >= 2 and "[" not in args[0]:  # templates with [TASK] slots left out
+                code = args[2] if len(args) >= 3 and len(args[2]) <= 7 else "en"
+                yield row(args[0], "attack", "nullsec-promptinject", code, kind=args[1])
+    zf = wheel(wheels, "agent_injection_bench")
+    for line in read(zf, "aib/data/attacks.jsonl").splitlines():
+        item = json.loads(line)
+        yield row(item["injected"], "attack", "agent-injection-bench", "en",
+                  kind=item["family"], channel="tool")  # fmt: skip
 
 
 def hand_round(
@@ -239,7 +263,7 @@ def assign(item: Row) -> str:
     if item["source"] in ("bastioncorpus", "garak-multilingual", "jailbreak-corpus-mini"):
         return "heldout"
     b = bucket(item["text"])
-    if item["source"] == "handwritten":
+    if item["source"] in ("handwritten", "nullsec-promptinject", "agent-injection-bench"):
         return "dev" if b < 0.25 else "train"
     return "heldout" if b < 0.35 else ("dev" if b < 0.45 else "train")
 
@@ -249,9 +273,10 @@ def fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def append_handwritten() -> None:
-    """Append the hand-written rows missing from train/dev, skipping any text of a held-out
-    file here (``heldout*.jsonl``, case and white space folded); held-out is never rewritten."""
+def append_handwritten(wheels: Path | None = None) -> None:
+    """Append the hand-written rows (and, given ``wheels``, :func:`registry_train_rows`)
+    missing from train/dev, skipping any text of a held-out file here (``heldout*.jsonl``,
+    case and white space folded); held-out is never rewritten."""
     splits = {
         name: (OUT / f"{name}.jsonl").read_text(encoding="utf-8") for name in ("train", "dev")
     }
@@ -260,7 +285,8 @@ def append_handwritten() -> None:
     seen = {json.loads(line)["text"] for body in [*splits.values(), held]
             for line in body.split("\n") if line}  # fmt: skip
     added: dict[str, list[Row]] = {"train": [], "dev": []}
-    for item in hand_rows():
+    extra = registry_train_rows(wheels) if wheels is not None else iter(())
+    for item in itertools.chain(hand_rows(), extra):
         if len(item["text"]) < 8 or item["text"] in seen or fold(item["text"]) in blind:
             continue
         seen.add(item["text"])
@@ -277,10 +303,11 @@ def main() -> None:
     parser.add_argument("--wheels", type=Path)
     parser.add_argument("--append-handwritten", action="store_true",
                         help="add the hand-written rows not yet in train/dev to them, leaving "
-                        "the frozen held-out split alone (no wheels needed)")  # fmt: skip
+                        "the frozen held-out split alone (with --wheels: also the "
+                        "registry rows of registry_train_rows)")  # fmt: skip
     args = parser.parse_args()
     if args.append_handwritten:
-        append_handwritten()
+        append_handwritten(args.wheels)
         return
     if args.wheels is None:
         parser.error("--wheels is required to rebuild every split")

@@ -38,8 +38,9 @@ from sparse_logistic import adam_fit  # noqa: E402
 
 from procession.guardrails._injection.injection_classifier import rule_features  # noqa: E402
 from procession.guardrails._injection.injection_rules import normalise, scan  # noqa: E402
+from procession.guardrails._injection.injection_windows import read_windows  # noqa: E402
 from procession.guardrails._injection.sentence_encoder import embed_many  # noqa: E402
-from procession.guardrails._text.hashed_head import features, window_starts, windows  # noqa: E402
+from procession.guardrails._text.hashed_head import HashedHead, features, windows  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "injection"
 OUT = ROOT / "src" / "procession" / "guardrails" / "_injection" / "data" / "injection_head.npz"
@@ -93,15 +94,14 @@ def fit(rows: list[dict[str, Any]], epochs: int, l2: float) -> tuple[np.ndarray,
 
 
 def scores(rows: list[dict[str, Any]], w: np.ndarray, b: float) -> tuple[np.ndarray, list[str]]:
-    """The hashed logit of each row (its highest window) and the text the encoder reads."""
+    """The hashed logit of each row and the text the encoder reads, chosen as at run time
+    (:func:`~procession.guardrails._injection.injection_windows.read_windows`)."""
+    head = HashedHead(w.astype(np.float32), float(b), BITS, "training")
     out, starts = [], []
     for item in rows:
-        extra = rule_features(scan(item["text"], item["channel"]))
-        best, start = -math.inf, 0
-        for offset, x in window_starts(normalise(item["text"])):
-            idx, val = features(x, BITS, extra)
-            if (z := float(np.dot(w[idx], val)) + b) > best:
-                best, start = z, offset
+        found = scan(item["text"], item["channel"])
+        hints = [finding.match for finding in found.findings]
+        best, start = read_windows(head, normalise(item["text"]), rule_features(found), hints)
         out.append(best)
         starts.append(item["text"][start:] if start else item["text"])
     return np.array(out), starts

@@ -4,10 +4,11 @@
 
 * the hashed half (:mod:`~procession.guardrails._text.hashed_head`): character n-grams and
   words of the normalised text, with the offline rules that fired as extra features, read in
-  windows (the highest window counts);
+  windows (the highest window counts; in a long text only the windows a cheap ranking and
+  the rules' matches point at: :mod:`~procession.guardrails._injection.injection_windows`);
 * the encoder half, when the ``guardrails`` extra's sentence encoder is installed
   (:mod:`~procession.guardrails._injection.sentence_encoder`): a logistic regression over the
-  multilingual embedding of the start of that highest window, so an attack phrased in words
+  multilingual embedding of the highest-ranked span of that window, so an attack phrased in words
   the n-grams never saw, or in another of the encoder's languages, still reads as one.
 
 The two logits and the rules' score are mixed by four weights fitted on the dev split, then
@@ -27,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from procession.guardrails._injection.injection_rules import InjectionScan, normalise
+from procession.guardrails._injection.injection_windows import read_windows
 from procession.guardrails._injection.sentence_encoder import (
     EMBEDDING_SIZE,
     embed,
@@ -111,7 +113,8 @@ def encoder_mix() -> EncoderMix | None:
 def injection_probability(text: str, found: InjectionScan, *, encoder: bool = True) -> float:
     """The head's probability that ``text`` (with the rule scan ``found``) is an injection;
     ``encoder=False`` reads it with the hashed half alone."""
-    logit, start = injection_head().best_window(normalise(text), rule_features(found))
+    hints = [finding.match for finding in found.findings]
+    logit, start = read_windows(injection_head(), normalise(text), rule_features(found), hints)
     mix = encoder_mix() if encoder else None
     if mix is not None:
         logit = mix.logit(logit, embed(text[start:] if start else text), found.score)
