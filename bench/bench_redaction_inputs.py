@@ -7,7 +7,13 @@ joined by new lines and repeated:
 - ``prose``, ``code``, ``identifiers`` (number-heavy: tracking, order, part and serial numbers),
   ``config-logs``: one category each of the guardrail_eval **dev** ordinary corpus;
 - ``ordinary``: the whole dev ordinary corpus;
-- ``numbers``: ``tests/data/ordinary_numbers.jsonl`` (a number in every sentence).
+- ``numbers``: ``tests/data/ordinary_numbers.jsonl`` (a number in every sentence);
+- hostile inputs, built here, each 10**6 characters: ``digits`` (digits only, one line),
+  ``digits-spaced`` (digit groups and spaces), ``base64`` (no whitespace), ``at-dots`` (one
+  line of ``a@b.`` repeats), ``key-eq`` (``key=`` repeats), ``hex`` (one long hex string),
+  ``json-escapes`` (JSON with ``\\n`` escapes), ``cjk`` (CJK prose), ``emoji``. No input class
+  may cost more than linear time: these are the shapes where a held candidate, a backtracking
+  pattern or a validator could grow with the line.
 
 The hook is called as the runner calls it (``hook(part=..., state=..., abort=...)``), the
 validation caches cleared before each run. Each cell is the median CPU seconds
@@ -18,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
+import string
 import sys
 import time
 from collections.abc import Callable
@@ -61,7 +69,34 @@ def inputs() -> dict[str, str]:
     out["ordinary"] = megabyte([i["text"] for i in ordinary])
     rows = (DATA / "ordinary_numbers.jsonl").read_text(encoding="utf-8").splitlines()
     out["numbers"] = megabyte([json.loads(r)["text"] for r in rows if r.strip()])
+    out.update(hostile())
     return out
+
+
+def hostile() -> dict[str, str]:
+    """The hostile inputs (see the module doc), each exactly 10**6 characters."""
+    rng = random.Random(21)
+    size = 1_000_000
+    digits = "".join(rng.choice("0123456789") for _ in range(size))
+    spaced = "".join(c if i % 5 else " " for i, c in enumerate(digits))
+    alphabet = string.ascii_letters + string.digits + "+/"
+    base64 = "".join(rng.choice(alphabet) for _ in range(size))
+    hexdigits = "".join(rng.choice("0123456789abcdef") for _ in range(size))
+    record = json.dumps({"log": "line one\nline two\n\tindented: value=42\n", "id": 7})
+    prose = "这是一个普通的句子\uff0c没有任何秘密。日本語の文章も含まれています。"
+    prose += "한국어 문장입니다. "
+    emoji = "Great work 🎉🚀 thanks 👍🏽 see you 😀 ❤️ "
+    return {
+        "digits": digits,
+        "digits-spaced": spaced,
+        "base64": base64,
+        "at-dots": ("a@b." * size)[:size],
+        "key-eq": ("key=" * size)[:size],
+        "hex": hexdigits,
+        "json-escapes": megabyte([record]),
+        "cjk": megabyte([prose]),
+        "emoji": megabyte([emoji]),
+    }
 
 
 def abort(reason: str | None = None, **_: Any) -> None:

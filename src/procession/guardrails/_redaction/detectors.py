@@ -770,7 +770,10 @@ def _secrets() -> dict[str, tuple[Detector, ...]]:
         "api-key",
         _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
         + r"[A-Za-z0-9+.\-]{1,15}://[^\s:/@'\"<>]{0,64}:[^\s@/'\"<>]{1,128}@",
-        r"[A-Za-z][A-Za-z0-9+.\-]{0,15}(?::(?:/(?:/[^\s/@'\"<>]{0,200})?)?)?\Z",
+        # a scheme starts where a match may (not inside a word): a long run of letters and
+        # digits is not tried at every position
+        _lead("[A-Za-z]", "[A-Za-z0-9+.\\-]")
+        + r"[A-Za-z0-9+.\-]{0,15}(?::(?:/(?:/[^\s/@'\"<>]{0,200})?)?)?\Z",
         _userinfo,
         continuation=r"[^\s@/'\"<>]*@?",
         placeholder="[API_KEY]",

@@ -33,7 +33,9 @@ from procession.guardrails._redaction.detectors import (
     count_digits,
     matching_text,
 )
+from procession.guardrails._redaction.held_groups import GROUPED, skip_groups
 from procession.guardrails._redaction.id_labels import label_hold
+from procession.guardrails._redaction.open_reach import leftmost, reach_parts
 from procession.guardrails._redaction.phones import label_start
 
 __all__ = [
@@ -93,7 +95,17 @@ class RedactionEngine:
             once per delta.
     """
 
-    __slots__ = ("_by_group", "_open", "_plan", "batch", "detectors", "hold", "rules")
+    __slots__ = (
+        "_by_group",
+        "_open",
+        "_order",
+        "_parts",
+        "_plan",
+        "batch",
+        "detectors",
+        "hold",
+        "rules",
+    )
 
     def __init__(
         self,
@@ -115,6 +127,8 @@ class RedactionEngine:
         self._open = re.compile(
             "|".join(f"(?P<{g}>{d.prefix})" for g, d in self._by_group.items()) or never
         )
+        self._parts = reach_parts({g: d.prefix for g, d in self._by_group.items()})
+        self._order = {g: i for i, g in enumerate(self._by_group)}
         self._plan = _plan(self.detectors)
 
     def to_state(self) -> dict[str, Any]:
@@ -145,9 +159,8 @@ class RedactionEngine:
         """
         start = _superset_start(norm, offset)
         kind = ""
-        if len(norm) - start > _REFINE:
-            match = self._open.search(norm, start)
-            start, kind = (match.start(), match.lastgroup or "") if match else (len(norm), "")
+        if len(norm) - start > _REFINE:  # each prefix searched only where it can start
+            start, kind = leftmost(self._parts, self._order, norm, start)
         for rule in self.rules:
             for found in rule.pattern.finditer(norm, offset, partial=True):
                 if found.start() >= start:
@@ -254,8 +267,7 @@ _NON_SPACE = re.compile(r"\S*")
 _REFINE = 48
 """A superset hold longer than this is refined with the exact prefix patterns."""
 _PRINTABLE = "".join(chr(code) for code in range(0x21, 0x7F))
-_GROUPED = "0123456789().+-/_,|ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-"""What the groups of spaced shapes are made of (cards, phone numbers, IBANs, ids)."""
+_GROUPED = GROUPED
 _KEYWORDS = frozenset(
     (
         "bearer", "api_key", "api-key", "apikey", "api_secret", "api-secret", "secret_key",
@@ -299,6 +311,9 @@ def _superset_start(norm: str, offset: int) -> int:
     if start > offset and (norm[start - 1] > "~" or norm.find('"', max(offset, start - 64)) >= 0):
         start = _wider_start(norm, start, offset)
     while start > offset:
+        start = skip_groups(norm, start, offset)  # whole groups in one pass: a list of numbers
+        if start <= offset:
+            break
         gap = start
         while gap > offset and start - gap <= 8 and norm[gap - 1] in " \t\n":
             gap -= 1
