@@ -39,7 +39,14 @@ from procession.processors.builtin.moderation_context import (
 from procession.processors.builtin.moderation_encoder import EncoderHalf, encoder_half
 from procession.processors.builtin.sentence_encoder import embed
 
-__all__ = ["HEADS", "classifier_scores", "encoder_halves", "moderation_heads"]
+__all__ = [
+    "HEADS",
+    "classifier_scores",
+    "encoder_halves",
+    "hashed_logits",
+    "mixed_logits",
+    "moderation_heads",
+]
 
 _DATA = Path(__file__).resolve().parent / "data"
 HEADS: Final[dict[str, Path]] = {
