@@ -78,7 +78,9 @@ def exempt_categories(normalised: str) -> frozenset[str]:
 _QUOTED: Final = re.compile(
     r'"[^"\n]{1,300}"|\u201c[^\u201d\n]{1,300}\u201d|\u00ab[^\u00bb\n]{1,300}\u00bb'
     r"|\u300c[^\u300d\n]{1,300}\u300d|\u300e[^\u300f\n]{1,300}\u300f"
-    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w[^'\u2018\u2019\n]{0,300}?[\w.,!?]['\u2019](?=[\s.,;:!?)\]]"
+    # a single-quoted span may hold apostrophes inside words ('I'll find you', 'don't')
+    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w(?:[^'\u2018\u2019\n]|(?<=\w)['\u2019](?=\w)){0,300}?"
+    r"[\w.,!?]['\u2019](?=[\s.,;:!?)\]]"
     r"|$)"
 )
 
