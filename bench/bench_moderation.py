@@ -1,6 +1,7 @@
 """Offline moderation on held-out sets: recall per category, false alarms, per language, cost.
 
     PYTHONPATH=src python bench/bench_moderation.py [--blind PATH] [--json OUT]
+    PYTHONPATH=src python bench/bench_moderation.py --dev [--json OUT]
 
 Sets read (never used to write a rule or train a head):
 
@@ -12,6 +13,10 @@ Sets read (never used to write a rule or train a head):
   regression check only (its figures are not a measurement on unseen text).
 * the benign rows of ``tests/data/injection/heldout.jsonl`` (bastioncorpus, garak, Faker):
   false alarms on ordinary text from independent sources.
+
+``--dev`` reads no held-out file: it measures on ``tests/data/moderation/dev.jsonl`` (where the
+heads' thresholds were chosen: dev figures, not a measurement on unseen text) and the benign
+rows of ``tests/data/injection/dev.jsonl``.
 
 Each is measured with the rules alone (``classifier=False``) and with the rules and the
 shipped heads (the default). Cost: CPU time per message of ``moderate_offline``, averaged
@@ -112,18 +117,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--blind", type=Path, default=DATA / "moderation" / "heldout_blind.jsonl")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--dev", action="store_true", help="dev sets only, no held-out file")
     args = parser.parse_args()
-    sets: dict[str, list[dict[str, Any]]] = {}
-    if args.blind.exists():
-        sets["blind held-out (written apart from the rules)"] = [unify(r) for r in rows(args.blind)]
-    sets["older held-out (rules' author; regression check)"] = [
-        unify(r) for r in rows(DATA / "moderation" / "heldout.jsonl")
-    ]
-    sets["independent benign text (injection held-out)"] = [
-        {"text": r["text"], "goal": "benign", "lang": r.get("lang", "en"), "lookalike": False,
-         "sub": r.get("source", "")}
-        for r in rows(DATA / "injection" / "heldout.jsonl") if r["label"] == "benign"
-    ]  # fmt: skip
+    sets = dev_sets() if args.dev else heldout_sets(args.blind)
     configs = {"rules alone": ModerationProcessor(classifier=False),
                "rules + heads (default)": ModerationProcessor()}  # fmt: skip
     out: dict[str, Any] = {}
@@ -135,6 +131,46 @@ def main() -> None:
             out[f"{set_name} / {config}"] = figures
     if args.json is not None:
         args.json.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def dev_sets() -> dict[str, list[dict[str, Any]]]:
+    """The dev split (thresholds were chosen on it) and the injection dev split's benign rows."""
+    dev = []
+    for r in rows(DATA / "moderation" / "dev.jsonl"):
+        item = unify(r)
+        item["lookalike"] = item["goal"] == "benign"
+        item["sub"] = r.get("source", "")
+        dev.append(item)
+    return {
+        "dev (thresholds chosen here)": dev,
+        "injection dev, benign rows": [
+            {
+                "text": r["text"],
+                "goal": "benign",
+                "lang": r.get("lang", "en"),
+                "lookalike": False,
+                "sub": r.get("source", ""),
+            }
+            for r in rows(DATA / "injection" / "dev.jsonl")
+            if r["label"] == "benign"
+        ],
+    }
+
+
+def heldout_sets(blind: Path) -> dict[str, list[dict[str, Any]]]:
+    """The held-out sets (never used to write a rule, train a head or choose a threshold)."""
+    sets: dict[str, list[dict[str, Any]]] = {}
+    if blind.exists():
+        sets["blind held-out (written apart from the rules)"] = [unify(r) for r in rows(blind)]
+    sets["older held-out (rules' author; regression check)"] = [
+        unify(r) for r in rows(DATA / "moderation" / "heldout.jsonl")
+    ]
+    sets["independent benign text (injection held-out)"] = [
+        {"text": r["text"], "goal": "benign", "lang": r.get("lang", "en"), "lookalike": False,
+         "sub": r.get("source", "")}
+        for r in rows(DATA / "injection" / "heldout.jsonl") if r["label"] == "benign"
+    ]  # fmt: skip
+    return sets
 
 
 if __name__ == "__main__":

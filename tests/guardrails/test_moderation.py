@@ -61,7 +61,9 @@ async def test_offline_block_on_input() -> None:
     assert result.tripwire["reason"] == (
         "Content flagged for moderation. Categories: harassment/threatening"
     )
-    assert result.tripwire["metadata"]["scores"] == {"harassment/threatening": 0.9}
+    scores = result.tripwire["metadata"]["scores"]
+    assert set(scores) == {"harassment/threatening"}
+    assert scores["harassment/threatening"] >= 0.9  # the rule's 0.9, or a head's higher score
     assert len(seen) == 1  # D8
     assert model.calls == []
 

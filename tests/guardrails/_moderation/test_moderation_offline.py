@@ -146,7 +146,7 @@ def test_quotes_are_found_by_position_and_cut_for_the_heads() -> None:
 def test_the_heads_catch_a_threat_the_rules_do_not_list() -> None:
     text = "I will make sure you never walk again."
     assert RULES_ONLY.moderate_offline(text).flagged == ()
-    assert DEFAULT.moderate_offline(text).flagged == ("harassment/threatening",)
+    assert "harassment/threatening" in DEFAULT.moderate_offline(text).flagged
 
 
 def test_the_heads_never_flag_text_without_a_word_of_harm() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["exempt_categories", "harm_vocabulary", "inside_quotes", "unquoted"]
+__all__ = ["exempt_categories", "harm_vocabulary", "has_idiom", "inside_quotes", "unquoted"]
 
 _PAIRS: Final = (
     ("\u201c", "\u201d"),
@@ -78,7 +78,9 @@ def exempt_categories(normalised: str) -> frozenset[str]:
 _QUOTED: Final = re.compile(
     r'"[^"\n]{1,300}"|\u201c[^\u201d\n]{1,300}\u201d|\u00ab[^\u00bb\n]{1,300}\u00bb'
     r"|\u300c[^\u300d\n]{1,300}\u300d|\u300e[^\u300f\n]{1,300}\u300f"
-    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w[^'\u2018\u2019\n]{0,300}?[\w.,!?]['\u2019](?=[\s.,;:!?)\]]"
+    # a single-quoted span may hold apostrophes inside words ('I'll find you', 'don't')
+    r"|(?:^|(?<=[\s(\[:,;]))['\u2018]\w(?:[^'\u2018\u2019\n]|(?<=\w)['\u2019](?=\w)){0,300}?"
+    r"[\w.,!?]['\u2019](?=[\s.,;:!?)\]]"
     r"|$)"
 )
 
@@ -89,16 +91,28 @@ _IDIOMS: Final = re.compile(
     r"it\b|\bkill(?:ing)? the (?:lights|engine|music|mood|vibe)\b|\bto die for\b|\bdying to\b"
     r"|\b(?:scared|bored|worried|laughed|frozen) (?:me |myself )?to death\b"
     r"|\bend (?:it|things) (?:with|between) (?:my|him|her|them|us)\b"
+    # dying of laughter, in the other languages
+    r"|\bme muero de (?:la )?risa|\bmort[e]? de rire|\blach(?:e|t)? (?:mich|sich|dich) "
+    r"(?:tot|kaputt|schlapp)|\btotgelacht|\bmorr\w* de rir|\bумира\w* (?:со|от) смеха"
+    r"|\bумер\w* (?:со|от) смеха|笑死|笑い死|웃겨 죽|أموت من الضحك|مت من الضحك"
 )
 
 
-def unquoted(normalised: str) -> str:
-    """``normalised`` with its quotations and a few idioms of violence ("kill two birds with
-    one stone", "to die for") cut out, as the heads read it: reported speech is not the
-    writer's, and an idiom is not a threat."""
+def unquoted(normalised: str, *, idioms: bool = True) -> str:
+    """``normalised`` with its quotations and (unless ``idioms=False``) a few idioms of
+    violence ("kill two birds with one stone", "to die for") cut out, as the heads read it:
+    reported speech is not the writer's, and an idiom is not a threat. The sentence encoder
+    reads the idioms (it knows them; cut out, they leave "I'm going to … and shop")."""
     if _HAS_QUOTE.search(normalised):
         normalised = _QUOTED.sub(" ", normalised)
-    return _IDIOMS.sub(" ", normalised)
+    return _IDIOMS.sub(" ", normalised) if idioms else normalised
+
+
+def has_idiom(normalised: str) -> bool:
+    """Whether ``normalised`` text uses one of the idioms of violence :func:`unquoted` cuts out
+    (the sentence encoder cannot tell "I'm going to kill two birds with one stone" from a
+    threat: where one is used, the hashed heads decide alone)."""
+    return _IDIOMS.search(normalised) is not None
 
 
 _HAS_QUOTE: Final = re.compile("[\"'\u2018\u201c\u00ab\u300c\u300e]")
