@@ -12,12 +12,16 @@ the first detector.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Mapping, Sequence
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any
 
 __all__ = ["ReachPart", "leftmost", "prefix_reach", "reach_parts"]
+
+# The regex parser (``re._parser``, Python 3.11+) gives a pattern's width bounds; typeshed
+# does not describe it, so it is loaded by name and used untyped.
+sre_parse: Any = importlib.import_module("re._parser")
 
 ReachPart = tuple[int | None, re.Pattern[str]]
 """The most characters any prefix of the part matches (``None``: no bound) and its search."""
