@@ -313,3 +313,16 @@ async def test_interleaved_scripted_streams_overlap() -> None:
 
     await asyncio.gather(run("x"), run("y"))
     assert order[:2] == ["x", "y"]  # neither run finished before the other started streaming
+
+
+@pytest.mark.asyncio
+async def test_tool_calls_with_a_stop_finish_still_take_the_next_step() -> None:
+    # Some OpenAI-compatible servers (Gemini's among them) say "stop" beside tool calls.
+    said_stop = Reply(
+        tool_calls=tool_call("lookup_user", {"id": 7}).tool_calls, finish_reason="stop"
+    )
+    model = ScriptedModel([said_stop, Reply(text=["Ada, number 7"])])
+    result = await agent(model, tools=[lookup_user]).generate("Who is 7?")
+    assert result.text == "Ada, number 7"
+    assert [s.finish_reason for s in result.steps] == ["stop", "stop"]
+    assert model.calls[1].prompt[-1]["role"] == "tool"

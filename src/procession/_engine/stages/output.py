@@ -129,11 +129,17 @@ def _texts(parts: list[Any]) -> tuple[str, str]:
 
 
 def continues(step: StepResult, max_steps: int) -> bool:
-    """Whether the loop goes on after ``step``: it called tools and steps remain."""
-    return (
-        bool(step.tool_calls)
-        and step.finish_reason == "tool-calls"
-        and step.step_number + 1 < max_steps
+    """Whether the loop goes on after ``step``: steps remain, and the model called tools.
+
+    A step whose tools the loop ran goes on whatever finish reason the server gave: some
+    OpenAI-compatible servers say ``stop`` beside tool calls, and stopping there would run the
+    tools and never show the model their results. A step of provider-executed tools only goes
+    on when the model said ``tool-calls``, as in Mastra.
+    """
+    if step.step_number + 1 >= max_steps or not step.tool_calls:
+        return False
+    return step.finish_reason == "tool-calls" or any(
+        not call.provider_executed for call in step.tool_calls
     )
 
 
