@@ -161,6 +161,21 @@ async def test_refusal_keeps_stop_details(server: ScriptedServer, model: Anthrop
 
 
 @pytest.mark.asyncio
+async def test_compaction_usage_sums_the_iterations(
+    server: ScriptedServer, model: AnthropicModel
+) -> None:
+    # Under server-side compaction the top-level counts are the last iteration's only, and
+    # message_delta's cache_read_input_tokens is 0 after message_start's real figure.
+    chunks = await replay(server, model, "compaction-usage.sse")
+    assert_balanced(chunks)
+    usage = chunks[-1].payload["output"]["usage"]
+    assert usage["inputTokens"] == 55_377  # 100 + 181 uncached, 55,096 read from the cache
+    assert usage["outputTokens"] == 91  # 83 for the summary, 8 for the answer
+    assert usage["cachedInputTokens"] == 55_096
+    assert "".join(c.payload["text"] for c in chunks if c.type == "text-delta") == "Done."
+
+
+@pytest.mark.asyncio
 async def test_web_search_citations_become_sources(
     server: ScriptedServer, model: AnthropicModel
 ) -> None:

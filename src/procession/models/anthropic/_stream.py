@@ -105,6 +105,15 @@ class _Block:
     citations: list[dict[str, Any]] = field(default_factory=list)
 
 
+_TOKEN_KEYS = (
+    ("input", "input_tokens"),
+    ("output", "output_tokens"),
+    ("cache_read", "cache_read_input_tokens"),
+    ("cache_write", "cache_creation_input_tokens"),
+)
+"""The usage counts read, as the mapper's attribute and the API's key."""
+
+
 @dataclass(slots=True)
 class _Tokens:
     input: int | None = None
@@ -115,18 +124,27 @@ class _Tokens:
     raw: dict[str, Any] = field(default_factory=dict)
 
     def update(self, usage: Any) -> None:
+        """Fold in a ``message_start`` or ``message_delta`` usage.
+
+        The counts are cumulative, so a later ``0`` (``message_delta`` sends
+        ``cache_read_input_tokens: 0`` under compaction) never replaces a figure already
+        read. With server-side compaction the top-level counts are the last iteration's
+        only; ``usage.iterations`` lists every iteration, and the call's usage is their sum.
+        """
         if usage is None:
             return
-        self.raw.update(_dump(usage))
-        for attr, key in (
-            ("input", "input_tokens"),
-            ("output", "output_tokens"),
-            ("cache_read", "cache_read_input_tokens"),
-            ("cache_write", "cache_creation_input_tokens"),
-        ):
+        raw = _dump(usage)
+        self.raw.update(raw)
+        for attr, key in _TOKEN_KEYS:
             value = getattr(usage, key, None)
-            if value is not None:
+            if isinstance(value, int) and value >= (getattr(self, attr) or 0):
                 setattr(self, attr, value)
+        iterations = raw.get("iterations")
+        if isinstance(iterations, list) and iterations:
+            for attr, key in _TOKEN_KEYS:
+                counts = [i.get(key) for i in iterations if isinstance(i, dict)]
+                if any(isinstance(count, int) for count in counts):
+                    setattr(self, attr, sum(c for c in counts if isinstance(c, int)))
         details = getattr(usage, "output_tokens_details", None)
         thinking = getattr(details, "thinking_tokens", None)
         if thinking is not None:
