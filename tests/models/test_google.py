@@ -248,3 +248,21 @@ def test_router_names_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     with pytest.raises(ConfigurationError, match="GOOGLE_API_KEY"):
         resolve_model("google/gemini-test-1")
+
+
+@pytest.mark.asyncio
+async def test_model_armor_is_a_content_filter_and_tool_prompts_count_as_input(
+    server: ScriptedServer, model: GoogleModel
+) -> None:
+    # Vertex's Model Armor blocks with finishReason MODEL_ARMOR; built-in tools' results
+    # (search, code execution) are billed as toolUsePromptTokenCount.
+    usage = {
+        "promptTokenCount": 8,
+        "toolUsePromptTokenCount": 120,
+        "candidatesTokenCount": 4,
+        "totalTokenCount": 132,
+    }
+    server.script(stream_reply([response([{"text": "Hi"}], finish="MODEL_ARMOR", usage=usage)]))
+    finish = (await collect(model))[-1].payload
+    assert finish["stepResult"]["reason"] == "content-filter"
+    assert finish["output"]["usage"] == {"inputTokens": 128, "outputTokens": 4, "totalTokens": 132}

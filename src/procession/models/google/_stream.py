@@ -39,6 +39,7 @@ _FILTERED = frozenset(
         "IMAGE_SAFETY",
         "IMAGE_PROHIBITED_CONTENT",
         "IMAGE_RECITATION",
+        "MODEL_ARMOR",
     )
 )
 _ERRORS = frozenset(("MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"))
@@ -60,14 +61,19 @@ def finish_reason(raw: str | None, saw_tool_call: bool) -> str:
 
 
 def usage_of(meta: dict[str, Any]) -> Usage:
-    """Token usage from ``usageMetadata`` (thought tokens count as output)."""
+    """Token usage from ``usageMetadata``: thought tokens count as output, and the prompt of
+    a built-in tool's results (``toolUsePromptTokenCount``: search, code execution) as input,
+    as ``totalTokenCount`` counts them."""
     candidates = meta.get("candidatesTokenCount")
     thoughts = meta.get("thoughtsTokenCount")
     output = None
     if candidates is not None or thoughts is not None:
         output = (candidates or 0) + (thoughts or 0)
+    prompt, tool_prompt = meta.get("promptTokenCount"), meta.get("toolUsePromptTokenCount")
+    if prompt is not None and isinstance(tool_prompt, int):
+        prompt += tool_prompt
     return Usage(
-        input_tokens=meta.get("promptTokenCount"),
+        input_tokens=prompt,
         output_tokens=output,
         total_tokens=meta.get("totalTokenCount"),
         reasoning_tokens=thoughts,
