@@ -89,6 +89,24 @@ async def test_streams_text_with_metadata_and_usage(
 
 
 @pytest.mark.asyncio
+async def test_top_level_reasoning_tokens_are_counted(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    # Azure AI's DeepSeek deployments report reasoning_tokens beside the other counts.
+    server.reply(
+        chat_stream(
+            chat_chunk({"role": "assistant", "content": "42"}),
+            chat_chunk({}, "stop"),
+            usage_chunk(9, 30, reasoning_tokens=27),
+        )
+    )
+    chunks = await collect(OpenAIChatModel("DeepSeek-R1", client=client))
+    usage = chunks[-1].payload["output"]["usage"]
+    assert usage["reasoningTokens"] == 27
+    assert usage["outputTokens"] == 30
+
+
+@pytest.mark.asyncio
 async def test_tool_call_arguments_split_across_deltas_two_parallel_calls(
     server: OpenAIServer, client: AsyncOpenAI
 ) -> None:

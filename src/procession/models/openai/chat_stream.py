@@ -333,6 +333,8 @@ def chat_usage(usage: Data | None) -> Usage:
     total = _int(usage.get("total_tokens"))
     completion_details = usage.get("completion_tokens_details") or {}
     reasoning = _int(completion_details.get("reasoning_tokens"))
+    if reasoning is None:  # Azure's DeepSeek models put it at the top level
+        reasoning = _int(usage.get("reasoning_tokens"))
     if (
         reasoning
         and None not in (prompt, completion, total)
