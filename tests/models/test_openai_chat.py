@@ -416,3 +416,45 @@ async def test_model_made_client_has_sdk_retries_off_and_sends_headers(
         await model.aclose()
     assert server.requests[-1].headers["authorization"] == "Bearer sk-own"
     assert server.requests[-1].headers["x-team"] == "core"
+
+
+def _completion(message: dict[str, Any], finish: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-json",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
+        "model": "gpt-test",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
+    }
+
+
+@pytest.mark.asyncio
+async def test_a_json_answer_to_a_streaming_request_is_read_whole(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    # Some compatible servers ignore "stream": true and send the whole chat.completion.
+    call = {
+        "id": "call_9",
+        "type": "function",
+        "function": {"name": "weather", "arguments": '{"city":"Oslo"}'},
+    }
+    message = {"role": "assistant", "content": "Checking.", "tool_calls": [call]}
+    server.reply(Reply(json=_completion(message, "tool_calls")))
+    chunks = await collect(OpenAIChatModel("gpt-test", client=client))
+    assert "".join(c.payload["text"] for c in of_type(chunks, "text-delta")) == "Checking."
+    (tool_call,) = (c.payload for c in of_type(chunks, "tool-call"))
+    assert tool_call["toolName"] == "weather"
+    assert tool_call["args"] == {"city": "Oslo"}
+    finish = chunks[-1].payload
+    assert finish["stepResult"]["reason"] == "tool-calls"
+    assert finish["output"]["usage"]["inputTokens"] == 11
+
+
+@pytest.mark.asyncio
+async def test_a_json_body_that_is_no_completion_fails_clearly(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    server.reply(Reply(json={"detail": "streaming is not supported here"}))
+    with pytest.raises(APICallError, match="application/json that is no chat completion"):
+        await collect(OpenAIChatModel("gpt-test", client=client))

@@ -18,6 +18,7 @@ from procession.models.openai.common import (
     stream_result,
 )
 from procession.models.openai.dialect import COMPATIBLE, OPENAI, ChatDialect
+from procession.models.openai.json_answer import json_or_stream
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -99,9 +100,13 @@ class OpenAIChatModel:
         )
         headers = options.settings.get("headers") or {}
         client = self.client
-        sdk_stream = await start_call(
-            lambda: post_stream(client, "/chat/completions", body, headers), options, body
-        )
+
+        async def call() -> Any:  # a server that ignores "stream": true answers JSON
+            return await json_or_stream(
+                await post_stream(client, "/chat/completions", body, headers)
+            )
+
+        sdk_stream = await start_call(call, options, body)
         mapper = ChatStreamMapper(self.provider, self.dialect.new_call_id)
         return stream_result(sdk_stream, mapper, options, body, warnings)
 
