@@ -28,7 +28,7 @@ from procession.models.openai.compatible import (
     azure_responses_model_from_id,
     compatible_model_from_id,
 )
-from procession.models.openai.dialect import COMPATIBLE, MISTRAL, OPENAI, ChatDialect
+from procession.models.openai.dialect import COMPATIBLE, MISTRAL, OLLAMA, OPENAI, ChatDialect
 from procession.models.openai.responses import OpenAIResponsesModel
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "COMPATIBLE_PROVIDERS",
     "DEFAULT_OLLAMA_BASE_URL",
     "MISTRAL",
+    "OLLAMA",
     "OPENAI",
     "ChatDialect",
     "CompatibleProvider",

@@ -107,7 +107,9 @@ class OpenAIChatModel:
             )
 
         sdk_stream = await start_call(call, options, body)
-        mapper = ChatStreamMapper(self.provider, self.dialect.new_call_id)
+        mapper = ChatStreamMapper(
+            self.provider, self.dialect.new_call_id, think_tags=self.dialect.think_tags
+        )
         return stream_result(sdk_stream, mapper, options, body, warnings)
 
     def __repr__(self) -> str:

@@ -32,6 +32,7 @@ from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
+from procession.models.openai.think_tags import ThinkTags
 
 __all__ = ["ChatStreamMapper", "chat_finish_reason", "openai_call_id", "short_call_id"]
 
@@ -89,8 +90,15 @@ class ChatStreamMapper:
         new_call_id: Makes an id for a tool call that arrives without one.
     """
 
-    def __init__(self, provider: str, new_call_id: Callable[[], str] = openai_call_id) -> None:
+    def __init__(
+        self,
+        provider: str,
+        new_call_id: Callable[[], str] = openai_call_id,
+        *,
+        think_tags: bool = False,
+    ) -> None:
         self._provider = provider
+        self._think = ThinkTags() if think_tags else None
         self._new_call_id = new_call_id
         self._metadata_sent = False
         self._text_open = False
@@ -107,7 +115,7 @@ class ChatStreamMapper:
     def map_event(self, data: Data) -> Fed:
         """The chunks one SSE event yields; raises :class:`APICallError` for an error."""
         choices = data.get("choices")
-        if self._text_open and choices:  # the hot path: one more piece of open text
+        if self._text_open and choices and self._think is None:  # the hot path: more text
             choice = choices[0]
             delta = choice.get("delta")
             if (
@@ -152,6 +160,8 @@ class ChatStreamMapper:
     def finish(self) -> list[Chunk]:
         """The closing chunks once the stream has ended."""
         out: list[Chunk] = []
+        if self._think is not None:
+            self._split(self._think.flush(), out)
         self._close_reasoning(out)
         if self._text_open:
             self._text_open = False
@@ -265,6 +275,19 @@ class ChatStreamMapper:
             out.append(Chunk("reasoning-end", payload))
 
     def _text(self, text: str, out: list[Chunk]) -> None:
+        if self._think is not None:
+            self._split(self._think.feed(text), out)
+            return
+        self._answer(text, out)
+
+    def _split(self, pieces: list[tuple[bool, str]], out: list[Chunk]) -> None:
+        for is_reasoning, piece in pieces:
+            if is_reasoning:
+                self._reasoning(piece, out)
+            else:
+                self._answer(piece, out)
+
+    def _answer(self, text: str, out: list[Chunk]) -> None:
         if not self._text_open:
             self._close_reasoning(out)
             self._text_open = True

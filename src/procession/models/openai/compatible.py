@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from procession.errors import ConfigurationError
 from procession.models.openai.chat import OpenAIChatModel
 from procession.models.openai.common import import_openai
-from procession.models.openai.dialect import COMPATIBLE, MISTRAL, OPENAI, ChatDialect
+from procession.models.openai.dialect import COMPATIBLE, MISTRAL, OLLAMA, OPENAI, ChatDialect
 from procession.models.openai.responses import OpenAIResponsesModel
 
 if TYPE_CHECKING:
@@ -85,7 +85,9 @@ COMPATIBLE_PROVIDERS: Mapping[str, CompatibleProvider] = {
             "FIREWORKS_BASE_URL",
             "FIREWORKS_API_KEY",
         ),
-        CompatibleProvider("ollama", "http://127.0.0.1:11434/v1", "OLLAMA_BASE_URL", None),
+        CompatibleProvider(
+            "ollama", "http://127.0.0.1:11434/v1", "OLLAMA_BASE_URL", None, dialect=OLLAMA
+        ),
     )
 }
 """The OpenAI-compatible providers by router name."""

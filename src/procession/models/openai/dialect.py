@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from procession.models.openai.chat_stream import openai_call_id, short_call_id
 
-__all__ = ["COMPATIBLE", "MISTRAL", "OPENAI", "ChatDialect"]
+__all__ = ["COMPATIBLE", "MISTRAL", "OLLAMA", "OPENAI", "ChatDialect"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,8 @@ class ChatDialect:
             ``any``).
         new_call_id: Makes the id of a tool call the server streamed without one (Mistral
             accepts only 9 letters and digits back).
+        think_tags: Read ``<think>…</think>`` in the answer text as reasoning (DeepSeek-R1
+            distills on vLLM, Ollama, LM Studio stream it so); on for ``ollama/`` models.
     """
 
     max_tokens_key: str = "max_tokens"
@@ -32,6 +34,7 @@ class ChatDialect:
     seed_key: str = "seed"
     required_tool_choice: str = "required"
     new_call_id: Callable[[], str] = openai_call_id
+    think_tags: bool = False
 
 
 OPENAI = ChatDialect(max_tokens_key="max_completion_tokens")
@@ -47,3 +50,6 @@ MISTRAL = ChatDialect(
     new_call_id=short_call_id,
 )
 """Mistral's API."""
+
+OLLAMA = ChatDialect(think_tags=True)
+"""Ollama's OpenAI-compatible endpoint (reasoning models may stream ``<think>`` tags)."""
