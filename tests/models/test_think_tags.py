@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from openai import AsyncOpenAI
 
 from procession.models import resolve_model
-from procession.models.openai import OpenAIChatModel
-from procession.models.openai import COMPATIBLE, OLLAMA
+from procession.models.openai import COMPATIBLE, OLLAMA, OpenAIChatModel
 from procession.models.openai.think_tags import ThinkTags
 from tests.models.helpers import collect, of_type
 from tests.models.openai_server import OpenAIServer, chat_chunk, chat_stream
