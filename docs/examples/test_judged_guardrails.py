@@ -36,7 +36,9 @@ async def test_moderated_agent() -> None:
     blocked = await moderated_agent(ScriptedModel([])).generate("I am going to kill you")
     assert blocked.tripwire is not None
     judge = ScriptedModel(['{"category_scores": [{"category": "harassment", "score": 0.9}]}'])
-    judged = await moderated_agent(ScriptedModel([]), judge).generate("you utter walnut")
+    # A jab the offline check passes; the judge reads it as harassment.
+    sarcasm = "Nice haircut. Did you lose a bet?"
+    judged = await moderated_agent(ScriptedModel([]), judge).generate(sarcasm)
     assert judged.tripwire is not None
     assert "Scores: harassment: 0.90" in judged.tripwire["reason"]
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 __all__ = ["CLOSE", "OPEN", "ThinkTags"]
 
 OPEN = "<think>"
+"""The tag that opens reasoning in the answer text."""
 CLOSE = "</think>"
+"""The tag that closes it."""
 
 
 def _partial_tag(text: str, tag: str) -> int:
