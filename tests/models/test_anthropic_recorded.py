@@ -110,6 +110,30 @@ async def test_truncated_tool_call_ends_an_agent_run_cleanly(server: ScriptedSer
 
 
 @pytest.mark.asyncio
+async def test_redacted_thinking_goes_back_first_in_the_next_turn(server: ScriptedServer) -> None:
+    # With thinking and tool use the API refuses an assistant turn that does not start with
+    # its thinking blocks, redacted ones included, exactly as they came.
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    first = fixture_reply("anthropic/redacted-thinking-tool-use.sse")
+    claude = AnthropicModel("claude-test-1", api_key="sk-test", base_url=server.url)
+    agent = Agent(id="weather", instructions="Answer.", model=claude, tools=[weather])
+    server.script(first, fixture_reply("anthropic/refusal-stop-details.sse"))
+    await agent.generate("Weather in Lisbon?")
+    await claude.aclose()
+    sent = server.requests[1].body["messages"]
+    assistant = next(m for m in sent if m["role"] == "assistant")
+    assert assistant["content"][0] == {
+        "type": "redacted_thinking",
+        "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT",
+    }
+    assert [b["type"] for b in assistant["content"]][1:] == ["tool_use"]
+
+
+@pytest.mark.asyncio
 async def test_invalid_tool_input_that_was_not_cut_reaches_the_tool_as_text(
     server: ScriptedServer, model: AnthropicModel
 ) -> None:

@@ -101,6 +101,8 @@ class _Block:
     input: Any = None
     """The input a ``tool_use`` block started with (used when no JSON deltas follow)."""
     signature: str | None = None
+    redacted: str | None = None
+    """A ``redacted_thinking`` block's opaque data (sent back as it came)."""
     provider_executed: bool = False
     citations: list[dict[str, Any]] = field(default_factory=list)
 
@@ -280,9 +282,10 @@ class AnthropicStreamMapper:
             self.blocks[index] = _Block("text", key)
             return [Chunk("text-start", {"id": key})]
         if kind in ("thinking", "redacted_thinking"):
-            self.blocks[index] = _Block("reasoning", key)
+            reasoning = self.blocks[index] = _Block("reasoning", key)
             payload: dict[str, Any] = {"id": key}
             if kind == "redacted_thinking":
+                reasoning.redacted = block.data
                 payload["providerMetadata"] = {"anthropic": {"redactedData": block.data}}
             return [Chunk("reasoning-start", payload)]
         if kind == "tool_use" or kind in _SERVER_TOOL_BLOCKS:
@@ -376,8 +379,10 @@ class AnthropicStreamMapper:
             if block.citations:
                 payload["providerMetadata"] = {"anthropic": {"citations": block.citations}}
             return [Chunk("text-end", payload)]
-        if block.kind == "reasoning":
-            if block.signature is not None:
+        if block.kind == "reasoning":  # the end's metadata is what the next turn sends back
+            if block.redacted is not None:
+                payload["providerMetadata"] = {"anthropic": {"redactedData": block.redacted}}
+            elif block.signature is not None:
                 payload["providerMetadata"] = {"anthropic": {"signature": block.signature}}
             return [Chunk("reasoning-end", payload)]
         ids = {"toolCallId": block.id, "toolName": block.name}
