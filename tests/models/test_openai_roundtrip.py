@@ -16,7 +16,13 @@ from procession.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from procession.models.openai.chat_request import chat_messages
 from procession.models.openai.responses_request import responses_request_body
 from tests.models.helpers import HELLO
-from tests.models.openai_server import OpenAIServer, fixture_events, fixture_reply
+from tests.models.openai_server import (
+    OpenAIServer,
+    chat_chunk,
+    chat_stream,
+    fixture_events,
+    fixture_reply,
+)
 
 
 @tool
@@ -147,3 +153,39 @@ def test_store_false_asks_reasoning_models_for_encrypted_reasoning(
     call = ModelCallOptions(prompt=HELLO, provider_options={"openai": options})
     body = responses_request_body(model_id, call, warnings=[])
     assert body.get("include") == include
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("fmt", ["openai-responses-v1", "xai-responses-v1"])
+async def test_openrouter_encrypted_reasoning_without_text_goes_back(
+    server: OpenAIServer, client: AsyncOpenAI, fmt: str
+) -> None:
+    detail = {
+        "type": "reasoning.encrypted",
+        "data": "gAAAAABo-opaque",
+        "id": "rs_1",
+        "format": fmt,
+        "index": 0,
+    }
+    call = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "weather", "arguments": '{"city": "Oslo"}'},
+    }
+    server.reply(
+        chat_stream(
+            chat_chunk({"role": "assistant", "content": "", "reasoning_details": [detail]}),
+            chat_chunk({"tool_calls": [call]}),
+            chat_chunk({}, "tool_calls"),
+        )
+    )
+    agent = Agent(
+        id="weather",
+        model=OpenAIChatModel("openai/gpt-5-mini", client=client, provider="openrouter"),
+        tools=[weather],
+    )
+    result = await agent.generate("Weather in Oslo?")
+    assert result.text == "Hello there!"
+    assistant = next(m for m in server.requests[1].body["messages"] if m["role"] == "assistant")
+    assert assistant["reasoning_details"] == [detail]

@@ -222,6 +222,11 @@ class ChatStreamMapper:
                 reasoning = text
         if isinstance(reasoning, str) and reasoning:
             self._reasoning(reasoning, out)
+        elif details and self._reasoning_details and not self._reasoning_open:
+            # Encrypted details (OpenRouter's reasoning.encrypted) have no text: the part is
+            # opened all the same, so its end carries them back on the next turn.
+            self._reasoning_open = True
+            out.append(Chunk("reasoning-start", {"id": REASONING_ID}))
         if content:
             if isinstance(content, str):
                 self._text(content, out)
