@@ -134,6 +134,40 @@ async def test_redacted_thinking_goes_back_first_in_the_next_turn(server: Script
 
 
 @pytest.mark.asyncio
+async def test_mcp_connector_blocks_go_back_as_mcp_blocks(server: ScriptedServer) -> None:
+    # The MCP connector's mcp_tool_use / mcp_tool_result must come back under their own
+    # types (with the server's name), not as server_tool_use and an invented result type.
+    @tool
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return "sunny"
+
+    claude = AnthropicModel("claude-test-1", api_key="sk-test", base_url=server.url)
+    agent = Agent(id="weather", instructions="Answer.", model=claude, tools=[weather])
+    server.script(
+        fixture_reply("anthropic/mcp-connector-and-tool.sse"),
+        fixture_reply("anthropic/refusal-stop-details.sse"),
+    )
+    await agent.generate("Are you open, and what is the weather?")
+    await claude.aclose()
+    sent = server.requests[1].body["messages"]
+    assistant = next(m for m in sent if m["role"] == "assistant")
+    use, result, call = assistant["content"]
+    assert use == {
+        "type": "mcp_tool_use",
+        "id": "mcptoolu_01DocsLookup0001",
+        "name": "ask_question",
+        "input": {"question": "opening hours"},
+        "server_name": "docs",
+    }
+    assert result["type"] == "mcp_tool_result"
+    assert result["tool_use_id"] == "mcptoolu_01DocsLookup0001"
+    assert result["is_error"] is False
+    assert result["content"] == [{"type": "text", "text": "Open 9 to 17 on weekdays."}]
+    assert call["type"] == "tool_use"
+
+
+@pytest.mark.asyncio
 async def test_invalid_tool_input_that_was_not_cut_reaches_the_tool_as_text(
     server: ScriptedServer, model: AnthropicModel
 ) -> None:

@@ -185,20 +185,32 @@ def _assistant_blocks(content: Any, warnings: list[dict[str, Any]]) -> list[Bloc
     return blocks
 
 
-def _tool_use_block(part: dict[str, Any], server_names: dict[str, str]) -> Block:
+def _tool_use_block(part: dict[str, Any], result_types: dict[str, str]) -> Block:
+    """A ``tool_use`` block; a provider-executed call is ``server_tool_use``, or
+    ``mcp_tool_use`` with its server when the MCP connector made it. ``result_types`` learns
+    the block type of each such call's result."""
     args = part.get("input", part.get("args")) or {}
-    kind = "tool_use"
-    if part.get("providerExecuted"):
-        kind = "server_tool_use"
-        server_names[part["toolCallId"]] = part["toolName"]
-    return {"type": kind, "id": part["toolCallId"], "name": part["toolName"], "input": args}
+    block: Block = {"id": part["toolCallId"], "name": part["toolName"], "input": args}
+    if not part.get("providerExecuted"):
+        return {"type": "tool_use", **block}
+    meta = (part.get("providerOptions") or part.get("providerMetadata") or {}).get("anthropic")
+    server = (meta or {}).get("mcpServerName")
+    if isinstance(server, str):
+        result_types[part["toolCallId"]] = "mcp_tool_result"
+        return {"type": "mcp_tool_use", **block, "server_name": server}
+    name = part["toolName"]
+    result_types[part["toolCallId"]] = _SERVER_RESULT_TYPES.get(name, f"{name}_tool_result")
+    return {"type": "server_tool_use", **block}
 
 
-def _server_result_block(part: dict[str, Any], tool_name: str) -> Block:
+def _server_result_block(part: dict[str, Any], kind: str) -> Block:
     output = part.get("output") or {}
     value = output.get("value") if isinstance(output, dict) and "type" in output else output
-    kind = _SERVER_RESULT_TYPES.get(tool_name, f"{tool_name}_tool_result")
-    return {"type": kind, "tool_use_id": part["toolCallId"], "content": value}
+    block: Block = {"type": kind, "tool_use_id": part["toolCallId"], "content": value}
+    if kind == "mcp_tool_result":
+        is_error = isinstance(output, dict) and str(output.get("type", "")).startswith("error")
+        block["is_error"] = bool(is_error or part.get("isError"))
+    return block
 
 
 def convert_prompt(prompt: Prompt) -> AnthropicPrompt:

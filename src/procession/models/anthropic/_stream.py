@@ -103,6 +103,8 @@ class _Block:
     signature: str | None = None
     redacted: str | None = None
     """A ``redacted_thinking`` block's opaque data (sent back as it came)."""
+    server_name: str | None = None
+    """The MCP server of an ``mcp_tool_use`` block (the MCP connector)."""
     provider_executed: bool = False
     citations: list[dict[str, Any]] = field(default_factory=list)
 
@@ -297,6 +299,8 @@ class AnthropicStreamMapper:
     def _tool_start(self, index: int, block: Any, server: bool) -> list[Chunk]:
         tool = _Block("tool", block.id, block.name, provider_executed=server)
         tool.input = _dump(getattr(block, "input", None))
+        if block.type == "mcp_tool_use":
+            tool.server_name = str(getattr(block, "server_name", "") or "")
         self.blocks[index] = tool
         if server:
             self.server_tools[block.id] = block.name
@@ -401,6 +405,8 @@ class AnthropicStreamMapper:
         call: dict[str, Any] = {"toolCallId": block.id, "toolName": block.name, "args": args}
         if block.provider_executed:
             call["providerExecuted"] = True
+        if block.server_name is not None:  # sent back as mcp_tool_use, with its server
+            call["providerMetadata"] = {"anthropic": {"mcpServerName": block.server_name}}
         return Chunk("tool-call", call)
 
     def _drop(self, block: _Block) -> None:
