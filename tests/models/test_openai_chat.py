@@ -458,3 +458,26 @@ async def test_a_json_body_that_is_no_completion_fails_clearly(
     server.reply(Reply(json={"detail": "streaming is not supported here"}))
     with pytest.raises(APICallError, match="application/json that is no chat completion"):
         await collect(OpenAIChatModel("gpt-test", client=client))
+
+
+@pytest.mark.asyncio
+async def test_cited_urls_become_sources_once_each(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    # OpenRouter's web plugin streams url_citation annotations in the delta; Perplexity sends
+    # the cited URLs as a top-level citations list, repeated on its chunks.
+    note = {"type": "url_citation", "url_citation": {"url": "http://127.0.0.1/a", "title": "A"}}
+    first = chat_chunk({"role": "assistant", "content": "See"})
+    first["citations"] = ["http://127.0.0.1/b", "http://127.0.0.1/a"]
+    server.reply(
+        chat_stream(
+            first,
+            chat_chunk({"content": " this.", "annotations": [note]}),
+            chat_chunk({}, "stop"),
+        )
+    )
+    chunks = await collect(OpenAIChatModel("sonar", client=client))
+    sources = [c.payload for c in of_type(chunks, "source")]
+    assert [s["url"] for s in sources] == ["http://127.0.0.1/b", "http://127.0.0.1/a"]
+    assert all(s["sourceType"] == "url" for s in sources)
+    assert "".join(c.payload["text"] for c in of_type(chunks, "text-delta")) == "See this."

@@ -328,3 +328,32 @@ async def test_stream_cut_short_still_finishes(server: OpenAIServer, client: Asy
     chunks = await collect(OpenAIResponsesModel("gpt-test", client=client))
     assert chunks[-1].type == "finish"
     assert chunks[-1].payload["stepResult"]["reason"] == "unknown"
+
+
+@pytest.mark.asyncio
+async def test_file_citations_become_document_sources(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    # file_search answers cite files: a document source per citation.
+    cited = {"type": "file_citation", "file_id": "file-9x", "filename": "handbook.pdf", "index": 3}
+    server.reply(
+        responses_stream(
+            CREATED,
+            *message_events("msg_1", "Per the handbook.")[:2],
+            {
+                "type": "response.output_text.annotation.added",
+                "item_id": "msg_1",
+                "output_index": 0,
+                "content_index": 0,
+                "annotation_index": 0,
+                "annotation": cited,
+            },
+            message_events("msg_1", "Per the handbook.")[2],
+            _completed(),
+        )
+    )
+    chunks = await collect(OpenAIResponsesModel("gpt-test", client=client))
+    [source] = [c.payload for c in of_type(chunks, "source")]
+    assert source["sourceType"] == "document"
+    assert source["title"] == "handbook.pdf"
+    assert source["providerMetadata"] == {"openai": {"fileId": "file-9x"}}

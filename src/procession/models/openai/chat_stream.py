@@ -111,6 +111,7 @@ class ChatStreamMapper:
         self._refusal: list[str] = []
         self._reasoning_details: list[Data] = []
         self._extra: Data = {}
+        self._sources: set[str] = set()
 
     def map_event(self, data: Data) -> Fed:
         """The chunks one SSE event yields; raises :class:`APICallError` for an error."""
@@ -135,6 +136,10 @@ class ChatStreamMapper:
         out: list[Chunk] = []
         if not self._metadata_sent:
             self._metadata(data, out)
+        citations = data.get("citations")  # Perplexity: the URLs the answer cites
+        if isinstance(citations, list) and citations:
+            for url in citations:
+                self._source(url, None, out)
         usage = data.get("usage")
         if usage:
             self._usage = usage
@@ -240,6 +245,22 @@ class ChatStreamMapper:
         if calls:
             for call in calls:
                 self._tool_delta(call, out)
+        annotations = delta.get("annotations")  # OpenRouter's web plugin, OpenAI search models
+        if isinstance(annotations, list):
+            for note in annotations:
+                cited = note.get("url_citation") if isinstance(note, dict) else None
+                if isinstance(cited, dict):
+                    self._source(cited.get("url"), cited.get("title"), out)
+
+    def _source(self, url: Any, title: Any, out: list[Chunk]) -> None:
+        """A ``source`` chunk for a cited URL, once per URL in a call."""
+        if not isinstance(url, str) or not url or url in self._sources:
+            return
+        self._sources.add(url)
+        payload: Data = {"id": f"source-{len(self._sources)}", "sourceType": "url", "url": url}
+        if isinstance(title, str) and title:
+            payload["title"] = title
+        out.append(Chunk("source", payload))
 
     def _content_parts(self, parts: list[Any], out: list[Chunk]) -> None:
         for part in parts:

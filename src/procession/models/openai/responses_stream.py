@@ -162,6 +162,20 @@ class ResponsesStreamMapper:
 
     def _annotation(self, event: Event, out: Out) -> None:
         annotation = event.get("annotation") or {}
+        if annotation.get("type") in ("file_citation", "container_file_citation"):
+            index = event.get("annotation_index", 0)
+            file_id = annotation.get("file_id")
+            out.append(
+                Chunk(
+                    "source",
+                    {
+                        "id": f"{event.get('item_id')}:{index}",
+                        "sourceType": "document",
+                        "title": annotation.get("filename") or file_id,
+                        "providerMetadata": {"openai": {"fileId": file_id}},
+                    },
+                )
+            )
         if annotation.get("type") == "url_citation":
             index = event.get("annotation_index", 0)
             out.append(
