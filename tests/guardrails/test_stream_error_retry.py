@@ -120,3 +120,12 @@ def test_options_are_checked() -> None:
         StreamErrorRetry(matchers=[RetryMatcher(lambda e: True, max_retries=True)])
     with pytest.raises(ConfigurationError, match="retry_unknown_errors"):
         StreamErrorRetry(retry_unknown_errors=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.asyncio
+async def test_a_temporarily_unavailable_code_retries_the_step() -> None:
+    model = ScriptedModel([_broken("temporarily_unavailable"), Reply(text=["Hello"])])
+    agent = Agent(id="a", model=model, error_processors=[StreamErrorRetry()])
+    result = await agent.generate("hi")
+    assert result.text == "Hello"
+    assert len(model.calls) == 2

@@ -43,3 +43,18 @@ def test_flags_must_be_bools(option: str) -> None:  # D35
     kwargs: dict[str, Any] = {option: 1}
     with pytest.raises(ConfigurationError, match=option):
         UnicodeNormalizer(**kwargs)
+
+
+def test_a_lone_tab_becomes_a_space() -> None:
+    assert UnicodeNormalizer().normalize("a\tb") == "a b"
+
+
+def test_trim_is_javascripts() -> None:
+    # JavaScript's trim removes the BOM and keeps the information separators \x1c-\x1f.
+    assert UnicodeNormalizer().normalize("\ufeffhello\ufeff") == "hello"
+    assert UnicodeNormalizer().normalize("\x1chello\x1f") == "\x1chello\x1f"
+
+
+def test_line_separators_end_a_line_instead_of_gluing_words() -> None:
+    text = UnicodeNormalizer(strip_control_chars=True).normalize("one\u2028two\u2029three")
+    assert text == "one\ntwo\nthree"

@@ -31,6 +31,7 @@ def rejection(message: str) -> Reply:
         "with a user message.",
         "Assistant prefill is not supported for this model",
         "Requests ending with a model turn are not supported",
+        "assistant response prefill is incompatible with enable_thinking",
     ],
 )
 @pytest.mark.asyncio

@@ -24,6 +24,7 @@ PREFILL_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"conversation (must|should) end with a user (message|turn)", re.I),
     re.compile(r"final (message|turn) must be (from )?(the )?user", re.I),
     re.compile(r"last message (must|should) (be|have) (the )?(role )?['\"]?user", re.I),
+    re.compile(r"(assistant (response|message) )?prefill is incompatible with", re.I),
 )
 """Provider error texts that mean "the prompt may not end on an assistant turn"."""
 

@@ -48,6 +48,7 @@ TRANSIENT_STREAM_CODES = frozenset(
         "overloaded_error",
         "server_is_overloaded",
         "service_unavailable",
+        "temporarily_unavailable",
         "api_error",
     )
 )

@@ -26,7 +26,14 @@ _CONTROL_KEEP_EMOJI = re.compile(
 )
 _NEWLINES = re.compile(r"\r\n?")
 _BLANK_LINES = re.compile(r"\n{2,}")
-_SPACES = re.compile(r"[ \t]{2,}")
+_SPACES = re.compile(r"[ \t]{2,}|\t")
+_SEPARATORS = re.compile("[\u2028\u2029]")
+# What JavaScript's String.prototype.trim removes (white space and line terminators, the BOM
+# included); Python's str.strip would also take the information separators \x1c-\x1f.
+_TRIM = re.compile(
+    "^[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+    "|[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+$"
+)
 
 
 class UnicodeNormalizer(Processor[Any]):
@@ -37,8 +44,9 @@ class UnicodeNormalizer(Processor[Any]):
         preserve_emojis: When stripping, keep what emoji sequences need (zero-width joiner,
             variation selectors; default True).
         collapse_whitespace: CRLF and CR become LF, runs of newlines one, runs of spaces and
-            tabs one space (default True).
-        trim: Strip leading and trailing whitespace (default True).
+            tabs (a lone tab too) one space (default True).
+        trim: Strip leading and trailing white space as JavaScript's ``trim`` does: the BOM
+            goes, the information separators ``\x1c``-``\x1f`` stay (default True).
 
     Errors are not swallowed: a normalizer that cannot run fails the run closed (D10), where
     Mastra's returns the messages unchanged.
@@ -63,11 +71,12 @@ class UnicodeNormalizer(Processor[Any]):
     def normalize(self, text: str) -> str:
         """``text`` normalised with this processor's options."""
         out = unicodedata.normalize("NFKC", text)
-        if self.strip_control_chars:
+        if self.strip_control_chars:  # line and paragraph separators end a line, not glue
+            out = _SEPARATORS.sub("\n", out)
             out = (_CONTROL_KEEP_EMOJI if self.preserve_emojis else _CONTROL).sub("", out)
         if self.collapse_whitespace:
             out = _SPACES.sub(" ", _BLANK_LINES.sub("\n", _NEWLINES.sub("\n", out)))
-        return out.strip() if self.trim else out
+        return _TRIM.sub("", out) if self.trim else out
 
     def process_input(self, *, messages: list[Any]) -> None:
         """Normalise every text part (and the legacy ``content.content`` string) in place."""
