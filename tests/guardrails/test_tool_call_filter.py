@@ -92,6 +92,24 @@ async def test_exclude_filters_only_the_named_tools(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_an_empty_exclude_filters_nothing(tmp_path: Path) -> None:
+    memory = await _memory_with_a_tool_turn(tmp_path)
+    model = ScriptedModel(["fine"])
+    agent = Agent(
+        id="a",
+        model=model,
+        tools=[weather, clock],
+        memory=memory,
+        input_processors=[ToolCallFilter(exclude=[])],
+    )
+    await agent.generate("thanks", thread_id="t", resource_id="r")
+    kept = _tool_ids(model.calls[0].prompt)
+    assert ("tool-call", "old-1") in kept
+    assert len(kept) == 4  # both calls of the earlier turn and their results
+    await memory.storage.close()
+
+
+@pytest.mark.asyncio
 async def test_filter_after_tool_steps_keeps_the_last_n_within_the_run() -> None:
     model = ScriptedModel(
         [_call("weather", f"c{i}", city=f"city{i}") for i in range(3)] + ["all sunny"]

@@ -34,7 +34,7 @@ class ToolCallFilter(Processor):
     """Removes tool calls and their results from the prompt (Mastra's ``ToolCallFilter``).
 
     Args:
-        exclude: Tool names to filter (default: all tools).
+        exclude: Tool names to filter (default: all tools; ``[]`` filters none, as in Mastra).
         filter_after_tool_steps: Keep the last ``n`` tool-calling assistant messages and
             filter the older ones (default ``None``: filter the calls of earlier turns only).
         preserve_model_output: ``True`` to keep each removed result as text, or a function
@@ -52,7 +52,7 @@ class ToolCallFilter(Processor):
     ) -> None:
         owner = "ToolCallFilter"
         self.exclude = (
-            None if exclude is None else frozenset(check_str_list(owner, "exclude", exclude))
+            None if exclude is None else frozenset(check_str_list(owner, "exclude", exclude, allow_empty=True))
         )
         self.filter_after_tool_steps = (
             None
