@@ -52,7 +52,9 @@ class ToolCallFilter(Processor):
     ) -> None:
         owner = "ToolCallFilter"
         self.exclude = (
-            None if exclude is None else frozenset(check_str_list(owner, "exclude", exclude, allow_empty=True))
+            None
+            if exclude is None
+            else frozenset(check_str_list(owner, "exclude", exclude, allow_empty=True))
         )
         self.filter_after_tool_steps = (
             None
