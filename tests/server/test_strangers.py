@@ -382,3 +382,10 @@ async def test_a_missing_provider_key_is_a_server_error(
     assert "OPENAI_API_KEY" in error
     assert "issues" not in generate.json()
     assert chat.status_code == 500 or "OPENAI_API_KEY" in chat.text
+
+
+def test_a_made_token_never_starts_with_a_dash() -> None:
+    # pasted after --token, a leading dash would read as another option
+    from procession.server.access import new_token
+
+    assert not any(new_token().startswith("-") for _ in range(2000))

@@ -39,7 +39,7 @@ def test_serve_with_traces_shows_each_run_in_studio(tmp_path: Path) -> None:
     token = secrets.token_urlsafe(24)
     bearer = {"authorization": f"Bearer {token}"}
     command = [*COMMAND, "serve", "app.py", "--port", str(port), "--traces", "traces.db"]
-    command += ["--token", token]
+    command += [f"--token={token}"]  # a random token may start with "-"
     process = subprocess.Popen(
         command,
         cwd=tmp_path,

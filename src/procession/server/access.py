@@ -28,8 +28,12 @@ _OPEN = frozenset({"/health"})
 
 
 def new_token() -> str:
-    """A fresh random token (256 bits, URL-safe)."""
-    return secrets.token_urlsafe(32)
+    """A fresh random token (256 bits, URL-safe), never starting with ``-``: a user pastes it
+    after ``--token``, where a leading dash reads as another option."""
+    while True:
+        token = secrets.token_urlsafe(32)
+        if not token.startswith("-"):
+            return token
 
 
 def check_token(token: str) -> str:
