@@ -1,7 +1,9 @@
 """Retries of transient model errors, for any :class:`~procession.models.LanguageModel` (D14).
 
-Design: the core is one function, :func:`stream_with_retries`, which starts a call and waits
-for its *first chunk* before returning. An :class:`~procession.errors.APICallError` with
+Design: the core is :class:`RetriedCall`, a call in two steps, ``open`` (``do_stream``) and
+``first`` (its first chunk); :func:`stream_with_retries` and :func:`start_with_retries` run
+both before returning, the agent loop runs them apart so its ``step-start`` goes out between
+them. An :class:`~procession.errors.APICallError` with
 ``is_retryable`` (429, 408/409, 5xx, connection failures, timeouts, or whatever the server's
 ``x-should-retry`` header says) raised by ``do_stream`` or before the first chunk is retried
 with exponential back-off, honouring the provider's delay (:attr:`APICallError.retry_after`:
