@@ -27,6 +27,7 @@ from procession.approvals import ApprovalBroker
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
 from procession.journal import Journal
+from procession.live_text import Retracted, accepted_text, live_text
 from procession.memory.base import AgentMemory
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
@@ -100,46 +101,53 @@ class AgentStream:
 
     @property
     def text_stream(self) -> AsyncIterator[str]:
-        """The accepted text, in order (iterates this stream).
+        """The accepted text, in order (iterates this stream); raises the run's error at the
+        end, as ``generate()`` does (D21).
 
-        A rejected attempt's text is never yielded (D31): with ``release="step"`` every delta
-        is already accepted; in live mode each step's text is held until the step is accepted
-        and dropped when a retry marker (D2) rejects it.
+        A rejected attempt's text is never yielded (D31). With ``release="step"`` every delta
+        is accepted already. In live mode a step's text waits until the step is accepted, and
+        is dropped when a retry marker (D2) rejects it, whenever something could still reject
+        it: a processor with ``process_output_stream``, ``process_llm_response``,
+        ``process_output_step`` or ``process_tool_result`` (each may retry or block the step),
+        or a retry budget for an API error or a structured answer. When nothing can (decided
+        when the run starts), the text comes as the model writes it. For text at once with
+        the rejected part marked, read :meth:`live_text`.
         """
-        return self._text_deltas()
+        return accepted_text(self, self._state, held=self._state.emitter.hold)
 
-    async def _text_deltas(self) -> AsyncIterator[str]:
-        held: list[str] = []
-        live = not self._state.emitter.hold
-        async for chunk in self:
-            kind = chunk.type
-            if kind == "text-delta":
-                if live:
-                    held.append(chunk.payload["text"])
-                else:
-                    yield chunk.payload["text"]
-            elif kind == "step-finish" and held:
-                if chunk.payload.get("stepResult", {}).get("reason") != "retry":
-                    for text in held:
-                        yield text
-                held.clear()
+    def live_text(self) -> AsyncIterator[str | Retracted]:
+        """Each text delta as soon as it passed the output lane, and a
+        :class:`~procession.live_text.Retracted` marker (the withdrawn text, the reason,
+        the processor) when text already yielded was rejected: a retried attempt (D2), a
+        blocked or failed run. Iterates this stream; raises the run's error at the end (D21).
+        """
+        return live_text(self, self._state)
 
-    async def result(self) -> AgentResult:
-        """Read the rest of the stream and return the final result."""
+    async def result(self, *, raise_error: bool = True) -> AgentResult:
+        """Read the rest of the stream and return the final result.
+
+        Like ``generate()``, it raises the error that ended the run (D21: the stream itself
+        ended with an ``error`` chunk); ``raise_error=False`` returns the result with the
+        error in :attr:`AgentResult.error` instead. A tripwire and the abort signal are
+        results, not errors (D12, D32).
+        """
         chunks = self._generator()
         self._chunks = None
         if chunks is not None:
             async for _ in chunks:
                 pass
-        return self._state.result
+        result = self._state.result
+        if raise_error and result.error is not None:
+            raise result.error
+        return result
 
     async def text(self) -> str:
         """The final text: accepted steps' text after every hook ran, ``""`` if blocked (D23)."""
         return (await self.result()).text
 
     async def usage(self) -> Usage:
-        """Total usage of the run."""
-        return (await self.result()).usage
+        """Total usage of the run (also of a run that failed: its tokens were spent)."""
+        return (await self.result(raise_error=False)).usage
 
     async def steps(self) -> list[StepResult]:
         """The accepted steps."""

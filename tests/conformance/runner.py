@@ -183,7 +183,7 @@ async def _run_request(
             stream = agent.stream(text, **options)
             chunks = [chunk_summary(chunk, ids) async for chunk in stream]
             record["chunks"] = chunks
-            result = await stream.result()
+            result = await stream.result(raise_error=False)
             record["result"] = _result_summary(result, ids, generate=False)
         message_list = trace.message_lists[-1] if trace.message_lists else None
         if message_list is None and mode != "generate":

@@ -56,7 +56,7 @@ async def test_a_raising_processor_fails_the_run_closed(lane: str, hook: str) ->
     assert detail["processorId"] == "crashy"
     assert detail["hook"] == hook
     json.dumps(chunks[-1].to_dict())
-    error = (await stream.result()).error
+    error = (await stream.result(raise_error=False)).error
     assert isinstance(error, ProcessorError)
     assert error.processor_id == "crashy"
     assert error.hook == hook

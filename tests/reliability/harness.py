@@ -381,7 +381,7 @@ async def streamed(
     options.setdefault("resource_id", "r")
     stream = agent.stream(prompt, release=release, **options)
     chunks = [c async for c in stream]
-    return chunks, await stream.result()
+    return chunks, await stream.result(raise_error=False)
 
 
 def sqlite_memory() -> Memory:

@@ -160,6 +160,7 @@ async def _start(
     """The run's configuration, its bound hooks, and its trace when tracing is on."""
     config = await resolve_run(agent, call)
     runner = HookRunner(state, config)
+    state.steps_final = runner.steps_final()
     observer = state.observer = compose(  # wired once: the hot path asks nothing per chunk
         (start_run_trace(state, agent.name), StudioNotes(state) if call.inspect else None)
     )

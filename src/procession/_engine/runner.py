@@ -37,12 +37,16 @@ __all__ = [
     "PrepareStep",
     "ProcessorWriter",
     "RETRYABLE_HOOKS",
+    "VERDICT_HOOKS",
     "StreamHook",
     "as_processor_error",
     "check_hook_values",
     "check_returned",
     "coerce_returned",
 ]
+
+VERDICT_HOOKS = ("process_llm_response", "process_output_step", "process_tool_result")
+"""Hooks that run after a step's text streamed and may still reject the step (D1, D12)."""
 
 RETRYABLE_HOOKS = frozenset(
     (
@@ -513,6 +517,15 @@ class HookRunner:
         ):
             return Retry(tripwire.reason, tripwire.processor_id, tripwire.metadata)
         return Blocked(tripwire.payload())
+
+    def steps_final(self) -> bool:
+        """Whether nothing can reject a step once its text streamed: no stream hook and no
+        hook of :data:`VERDICT_HOOKS` (each may abort), and no retry budget for an API error
+        the error lane retries or for a structured answer that does not validate (D4)."""
+        if self.stream or any(name in self.hooks for name in VERDICT_HOOKS):
+            return False
+        retried = "process_api_error" in self.hooks or self.config.structured_output is not None
+        return not (retried and self.can_retry(0))
 
     def can_retry(self, used: int) -> bool:
         """Whether the retry budget (D4) allows one more."""

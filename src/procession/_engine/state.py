@@ -150,6 +150,7 @@ class RunState:
         "signal",
         "states",
         "steps",
+        "steps_final",
         "tracing",
         "usage",
     )
@@ -186,6 +187,10 @@ class RunState:
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
         self.running = False
         """Whether the loop started and has not closed the run yet."""
+        self.steps_final = False
+        """Whether nothing can reject a step once its text streamed (no hook that can retry or
+        block a step, no retry budget for an API error or a structured answer): set when the
+        run starts, so ``text_stream`` sends live text as it comes (``procession.live_text``)."""
         self.on_closed: asyncio.Future[None] | None = None
         """Resolved when the run closes, for a caller waiting on a close it did not drive."""
 

@@ -94,7 +94,7 @@ class StreamPrinter:
                 _dispatch(sink, chunk)
         finally:
             sink.close()
-        return await stream.result()
+        return await stream.result(raise_error=False)
 
 
 def _dispatch(sink: _Sink, chunk: Chunk) -> None:

@@ -426,7 +426,7 @@ class DurableRuns:
                     sink(chunk)
                 if follower is not None:
                     follower.put(chunk)
-            result = await stream.result()
+            result = await stream.result(raise_error=False)
         if follower is not None:
             follower.outcome = result
         error = result.error

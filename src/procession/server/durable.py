@@ -80,11 +80,14 @@ class DurableStream:
     def __aiter__(self) -> AsyncIterator[Chunk]:
         return aiter(self._run)
 
-    async def result(self) -> AgentResult:
-        """The run's result (its error, for a run that failed before its first chunk)."""
+    async def result(self, *, raise_error: bool = True) -> AgentResult:
+        """The run's result; the error that ended it is raised (as ``AgentStream.result``
+        does) unless ``raise_error=False``."""
         outcome = self._run.outcome
         if outcome is None:
             raise HTTPError(500, f"Run {self.run_id} did not end in this replica")
+        if raise_error and outcome.error is not None:
+            raise outcome.error
         return outcome
 
     async def aclose(self) -> None:
@@ -128,10 +131,7 @@ async def generate_durable(
     finally:
         run.detach()
     outcome = DurableStream(run)
-    result = await outcome.result()
-    if result.error is not None:
-        raise result.error
-    return result
+    return await outcome.result()
 
 
 async def respond_durable(

@@ -105,7 +105,7 @@ async def _produce(
                 first = True
                 async for chunk in stream:
                     if first and chunk.type == "error":  # answered as a JSON error instead
-                        error = (await stream.result()).error
+                        error = (await stream.result(raise_error=False)).error
                         run.failure = status_of(error) if error else HTTPError(500, "failed")
                         return
                     first = False

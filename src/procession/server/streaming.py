@@ -47,8 +47,9 @@ class RunStream(Protocol):
         """The run's chunks."""
         ...
 
-    async def result(self) -> Any:
-        """The run's result (read after its chunks): its ``error`` is looked at."""
+    async def result(self, *, raise_error: bool = True) -> Any:
+        """The run's result (read after its chunks): its ``error`` is looked at, so it is
+        called with ``raise_error=False``."""
         ...
 
     async def aclose(self) -> None:
@@ -153,7 +154,7 @@ class StreamResponse:
         chunks = aiter(self.stream)
         first = await anext(chunks, None)
         if first is not None and first.type == "error":
-            error = (await self.stream.result()).error
+            error = (await self.stream.result(raise_error=False)).error
             failure = status_of(error) if error is not None else HTTPError(500, "run failed")
             await json_response(send, failure.status, failure.body(), failure.headers)
             return
