@@ -256,11 +256,21 @@ def _ui_part(part: Any) -> dict[str, Any] | None:
     return None
 
 
+_STEP_START: dict[str, Any] = {"type": "step-start"}
+
+
 def to_ui_messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
-    """The AI SDK v5 ``UIMessage`` form: ``{id, role, parts, metadata?}``."""
+    """The AI SDK v5 ``UIMessage`` form: ``{id, role, parts, metadata?}``.
+
+    An assistant message starts with a ``step-start`` part, as ``useChat`` builds it from the
+    live stream (its first ``start-step``): stored messages keep a step boundary only between
+    steps (as Mastra's do), so a reloaded chat would otherwise render its first step apart.
+    """
     out: list[dict[str, Any]] = []
     for message in messages:
         parts = [p for p in map(_ui_part, message.content.parts) if p is not None]
+        if message.role == "assistant" and parts and parts[0] != _STEP_START:
+            parts.insert(0, dict(_STEP_START))  # the first step's start, as the live stream had
         ui: dict[str, Any] = {"id": message.id, "role": message.role, "parts": parts}
         if message.content.metadata is not None:
             ui["metadata"] = message.content.metadata
