@@ -61,9 +61,9 @@ async def test_reloaded_parts_equal_live_parts(memory: Memory) -> None:
             "/api/memory/threads/chat-1/messages", params={"resourceId": "local"}
         )
     assert response.status_code == 200
-    live = live_parts(events)
-    assert live == ["step-start", "tool-weather", "step-start", "text"]
+    parts = live_parts(events)
+    assert parts == ["step-start", "tool-weather", "step-start", "text"]
     reloaded = [m for m in stored.json()["uiMessages"] if m["role"] == "assistant"]
-    assert [[p["type"] for p in m["parts"]] for m in reloaded] == [live]
+    assert [[p["type"] for p in m["parts"]] for m in reloaded] == [parts]
     db_parts = [m for m in stored.json()["messages"] if m["role"] == "assistant"]
     assert db_parts[0]["content"]["parts"][0]["type"] != "step-start"  # stored as Mastra does
