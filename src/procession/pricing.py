@@ -17,7 +17,7 @@ Usage follows the AI SDK: ``input_tokens`` includes ``cached_input_tokens`` and
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -34,6 +34,7 @@ __all__ = [
     "StaticPrices",
     "cost_of",
     "default_price_table",
+    "run_prices",
     "split_model_id",
 ]
 
@@ -173,6 +174,17 @@ class GenAIPrices:
 def default_price_table() -> PriceTable:
     """The default table: :class:`GenAIPrices` (one instance per process)."""
     return GenAIPrices()
+
+
+def run_prices(processors: Iterable[object]) -> PriceTable | None:
+    """The price table a run's processors carry (``TokenCostControl(prices=...)``'s
+    ``prices``), the first one in lane order; ``None`` when none does. The usage ledger prices
+    the run's row with it, so a private model's budget holds across runs."""
+    for processor in processors:
+        table = getattr(processor, "prices", None)
+        if table is not None and isinstance(table, PriceTable):
+            return table
+    return None
 
 
 def split_model_id(model: str) -> tuple[str | None, str]:

@@ -212,3 +212,26 @@ def test_options_are_checked(tmp_path: Any) -> None:
         TokenCostControl(storage=object(), max_cost=1)
     guard = TokenCostControl(storage=storage, max_cost=1, window="36h")
     assert guard.window == timedelta(hours=36)
+
+
+@pytest.mark.asyncio
+async def test_a_private_models_budget_holds_across_runs(ledger_storage: Storage) -> None:
+    from procession import Memory
+
+    private = StaticPrices({"acme/chat-1": ModelPrice(input=1.0, output=0.0)})  # $1 per Mtok
+    memory = Memory(ledger_storage)
+    guard = TokenCostControl(storage=memory, max_cost=1.0, prices=private)
+    spend = Reply(text=["costly"], usage=Usage(input_tokens=2_000_000, output_tokens=0))  # $2
+    first = ScriptedModel([spend], provider="acme", model_id="chat-1")
+    agent = Agent(id="support", model=first, memory=memory, input_processors=[guard])
+    result = await agent.generate("hi", resource_id="alice", thread_id="t-1")
+    assert result.text == "costly"  # nothing was spent before this run
+    totals = await ledger_storage.usage_totals(resource_id="alice")
+    assert totals.cost == pytest.approx(2.0)  # priced with the guard's table, not unpriced
+    assert totals.unpriced_runs == 0
+    second = ScriptedModel(["never sent"], provider="acme", model_id="chat-1")
+    agent.model = second
+    blocked = await agent.generate("again", resource_id="alice", thread_id="t-1")
+    assert second.calls == []  # the $1 budget after $2 spent blocks before the model
+    assert blocked.tripwire is not None
+    assert blocked.tripwire["metadata"]["usage"] == pytest.approx(2.0)

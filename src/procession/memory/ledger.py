@@ -149,10 +149,13 @@ def usage_record(
 ) -> UsageRecord:
     """The ledger row of a run that used ``usage`` on ``model`` (``"provider/model"``).
 
-    The cost comes from ``prices`` (default: the bundled genai-prices table); a model the
-    table does not know gives ``cost=None``.
+    The cost comes from ``prices`` (a run's ``TokenCostControl(prices=...)``, say), then from
+    the bundled genai-prices table for a model ``prices`` does not list; a model neither
+    knows gives ``cost=None``.
     """
     price = cost_of(model, usage, prices)
+    if price is None and prices is not None:
+        price = cost_of(model, usage)
     values: dict[str, Any] = {name: getattr(usage, name) or 0 for name in _TOKEN_FIELDS}
     if not values["total_tokens"]:
         values["total_tokens"] = values["input_tokens"] + values["output_tokens"]

@@ -40,6 +40,7 @@ from procession.memory.processors import (
 from procession.memory.storage import Storage, Thread, VectorItem, WorkingMemoryUpdate
 from procession.memory.thread_locks import DEFAULT_LOCK_TIMEOUT, ThreadLocks
 from procession.messages.message import Message
+from procession.pricing import PriceTable
 
 __all__ = ["DEFAULT_DB", "Memory"]
 
@@ -190,9 +191,12 @@ class Memory:
         model: str,
         usage: Usage,
         request_context: RequestContext,
+        prices: PriceTable | None = None,
     ) -> None:
         """Write a run's line in the usage ledger (model, tokens, cost, ids), whatever the
-        run's outcome; ``TokenCostControl`` reads it. A read-only memory writes none."""
+        run's outcome; ``TokenCostControl`` reads it. The cost comes from ``prices`` (the run's
+        processors' table, ``procession.pricing.run_prices``) before the default table. A
+        read-only memory writes none."""
         if self.read_only:
             return
         from procession.memory.ledger import usage_record
@@ -205,6 +209,7 @@ class Memory:
                 usage=usage,
                 resource_id=request_context.resource_id,
                 thread_id=request_context.thread_id,
+                prices=prices,
             )
         )
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from procession._engine.config import RunConfig
 from procession._engine.state import RunState
 from procession.memory.base import Turn
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList
+from procession.pricing import run_prices
 
 __all__ = ["persist", "record_usage", "run_messages"]
 
@@ -48,6 +50,12 @@ async def record_usage(state: RunState, config: RunConfig) -> None:
     record = getattr(memory, "record_usage", None)
     if state.last_model is None or not callable(record):
         return
+    options: dict[str, Any] = {}
+    prices = run_prices(
+        (*config.input_processors, *config.output_processors, *config.error_processors)
+    )
+    if prices is not None:  # priced as the run's budget guard prices it
+        options["prices"] = prices
     write = asyncio.ensure_future(
         record(
             run_id=state.run_id,
@@ -55,6 +63,7 @@ async def record_usage(state: RunState, config: RunConfig) -> None:
             model=state.last_model,
             usage=state.usage,
             request_context=state.request_context,
+            **options,
         )
     )
     try:
