@@ -336,6 +336,7 @@ class Agent:
         release: Release = "live",
         journal: Journal | None = None,
         approvals: ApprovalBroker | None = None,
+        require_tool_approval: bool = False,
         inspect: bool = False,
     ) -> AgentStream:
         """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
@@ -346,8 +347,10 @@ class Agent:
         (D31). ``inspect=True`` also sends transient ``data-procession-hook`` chunks saying
         what each processor did (Studio's view, ``procession._engine.notes``). A ``journal`` makes
         the run durable (``procession.journal``): with the same
-        ``run_id`` it repeats no model or tool call it checkpointed. Options are checked now
-        (D35).
+        ``run_id`` it repeats no model or tool call it checkpointed.
+        ``require_tool_approval=True`` makes every tool call wait for the approvals broker's
+        decision, as if each tool were marked ``requires_approval`` (Mastra's
+        ``requireToolApproval``). Options are checked now (D35).
         """
         options = dict(locals())
         del options["self"], options["messages"]

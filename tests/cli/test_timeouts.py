@@ -121,7 +121,7 @@ async def test_timeouts_are_retried_by_the_model_layer() -> None:  # D14
     inner = Slow(start=5)
     agent = Agent(id="a", model=BoundedModel(inner, connect_timeout=0.05, read_timeout=1))
     started = time.monotonic()
-    result = await agent.stream("hi", max_retries=1).result()
+    result = await agent.stream("hi", max_retries=1).result(raise_error=False)
     assert inner.calls == 2
     assert isinstance(result.error, ModelTimeoutError)
     failure = describe_failure(

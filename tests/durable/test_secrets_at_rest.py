@@ -217,7 +217,7 @@ async def _replay(store: Checkpoints, run_id: str, calls: list[str]) -> Any:
     async with stream:
         async for _ in stream:
             pass
-    return await stream.result()
+    return await stream.result(raise_error=False)
 
 
 @pytest.mark.asyncio

@@ -89,6 +89,7 @@ CALL_DEFAULTS: dict[str, Any] = {
     "release": "live",
     "journal": None,
     "approvals": None,
+    "require_tool_approval": False,
     "inspect": False,
 }
 """Each call option's value when it is not given (``Agent.stream``'s defaults)."""
@@ -120,6 +121,8 @@ class CallOptions:
     release: Release
     journal: Journal | None = None
     approvals: ApprovalBroker | None = None
+    require_tool_approval: bool = False
+    """Every tool call of the run waits for approval (Mastra's ``requireToolApproval``)."""
     inspect: bool = False
     output_last: tuple[Any, ...] = ()
     """Processors placed last in the output lane, after memory's (a shortcut's expansion:
@@ -152,6 +155,8 @@ class RunConfig:
     """A durable run's checkpoints (``procession.journal``), or ``None``."""
     approvals: ApprovalBroker | None = None
     """Where calls of tools that require approval wait for a decision."""
+    require_tool_approval: bool = False
+    """Every tool call waits for approval, whether or not its tool requires it."""
 
 
 @dataclass(slots=True)
@@ -228,6 +233,9 @@ def check_call(messages: Any, options: Mapping[str, Any]) -> CallOptions:
         release=release,
         journal=_check_journal(options.get("journal")),
         approvals=check_approvals(options.get("approvals")),
+        require_tool_approval=check_flag(
+            "require_tool_approval", options.get("require_tool_approval", False)
+        ),
         inspect=check_flag("inspect", options.get("inspect", False)),
     )
 
@@ -314,6 +322,7 @@ async def resolve_run(agent: AgentSpec, call: CallOptions) -> RunConfig:
         release=call.release,
         journal=call.journal,
         approvals=call.approvals if call.approvals is not None else agent.approvals,
+        require_tool_approval=call.require_tool_approval,
     )
 
 

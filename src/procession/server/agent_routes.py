@@ -127,6 +127,8 @@ def _options(body: ExecutionBody) -> dict[str, Any]:
         options["tool_choice"] = choice if isinstance(choice, str) else choice.model_dump()
     if body.structuredOutput is not None:
         options["structured_output"] = body.structuredOutput.schema_
+    if body.requireToolApproval:  # only ever asks for more approval, never less
+        options["require_tool_approval"] = True
     return {k: v for k, v in options.items() if v is not None}
 
 
@@ -138,6 +140,11 @@ async def _execution(request: Request) -> tuple[Agent, ExecutionBody, dict[str, 
     if body.inspect and request.scope.get("endpoint") is generate:
         raise HTTPError.invalid("inspect", "only the stream routes send processor notes")
     options = _options(body) | _memory_ids(state, request, agent, body.memory, body)
+    if body.requireToolApproval and approvals_for(state.scaling, agent) is None:
+        raise HTTPError.invalid(
+            "requireToolApproval",
+            f"agent {agent.id!r} has no approvals broker: give it Agent(approvals=...)",
+        )
     return agent, body, options
 
 

@@ -150,6 +150,7 @@ class ExecutionBody(_Body):
     structuredOutput: StructuredOutputBody | None = None  # noqa: N815
     release: Literal["live", "step"] | None = None
     inspect: StrictBool | None = None
+    requireToolApproval: StrictBool | None = None  # noqa: N815
 
 
 class ChatBody(_Body):
@@ -225,7 +226,6 @@ _UNSUPPORTED = {
     "clientTools": "client-side tools are not supported",
     "toolsets": "toolsets are not supported; give the agent its tools",
     "model": "the model is chosen by the agent, not per request",
-    "requireToolApproval": "tool approval is not supported",
     "untilIdle": "streaming until idle is not supported",
     "savePerStep": "a run is stored once, when it completes (D13)",
     "output": "use structuredOutput",

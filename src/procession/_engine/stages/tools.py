@@ -75,7 +75,7 @@ async def run_tools(
     if not calls:
         return
     outcomes: list[tuple[bool, Any]] = [(False, None)] * len(calls)
-    if any(_requires_approval(attempt, call) for call in calls):
+    if any(_requires_approval(runner, attempt, call) for call in calls):
         async with aclosing(_ask_approvals(state, runner, attempt, calls, outcomes)) as asking:
             async for chunk in asking:
                 yield chunk
@@ -119,7 +119,7 @@ async def _ask_approvals(
     """For each call of a tool that requires approval: ask the client (a chunk that is never
     held, D31), wait for the broker's decision, and mark a declined call."""
     for index, call in enumerate(calls):
-        if not _requires_approval(attempt, call):
+        if not _requires_approval(runner, attempt, call):
             continue
         payload = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "args": call.args}
         asking = state.chunk("tool-call-approval", payload)
@@ -137,9 +137,11 @@ async def _ask_approvals(
             outcomes[index] = (False, Denied(reason))
 
 
-def _requires_approval(attempt: Attempt, call: ToolCallInfo) -> bool:
+def _requires_approval(runner: HookRunner, attempt: Attempt, call: ToolCallInfo) -> bool:
     tool = attempt.tools.get(call.tool_name)
-    return tool is not None and tool.requires_approval
+    if tool is None:
+        return False
+    return tool.requires_approval or runner.config.require_tool_approval
 
 
 async def _decision(
