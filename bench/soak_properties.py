@@ -79,7 +79,7 @@ def one_run(guard: Guard, rng: random.Random) -> tuple[int, int]:
             output_processors=lane,
             max_steps=len(replies),
         )
-        stream = agent.stream("go", release=release)  # type: ignore[arg-type]
+        stream = agent.stream("go", release=release)  # type: ignore[call-overload]
         client = [c async for c in stream]
         result = await stream.result()
         checked = check_lane(lane, recording.chunks, client, step=release == "step")

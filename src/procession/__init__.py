@@ -83,6 +83,7 @@ from procession.models import (
     register_provider,
     resolve_model,
 )
+from procession.options import RunOptions
 from procession.processors import (
     Abort,
     ErrorProcessor,
@@ -204,6 +205,7 @@ __all__ = [
     "ResponseFormat",
     "Retracted",
     "Role",
+    "RunOptions",
     "SemanticRecallConfig",
     "ServerLimits",
     "SourceDocumentPart",

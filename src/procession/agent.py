@@ -9,10 +9,10 @@ import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from types import MappingProxyType, TracebackType
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, Unpack, overload
 
 from procession._engine import AgentSpec, CallOptions, check_spec, place_lanes, start_run
-from procession._engine.config import UNSET, Release, check_call, check_release
+from procession._engine.config import CALL_DEFAULTS, check_call, check_release
 from procession._engine.spec import (
     ErrorLane,
     InputLane,
@@ -26,20 +26,19 @@ from procession._engine.state import RunState
 from procession.approvals import ApprovalBroker
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext
-from procession.journal import Journal
 from procession.live_text import Retracted, accepted_text, live_text
 from procession.memory.base import AgentMemory
 from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
-from procession.results import AgentResult, StepResult
-from procession.signals import AbortSignal
+from procession.options import RunOptions
+from procession.results import AgentResult, ObjectT, StepResult
 from procession.tools._tool import Tool
 
 __all__ = ["Agent", "AgentStream"]
 
 
-class AgentStream:
-    """A running ``stream()`` call.
+class AgentStream(Generic[ObjectT]):
+    """A running ``stream()`` call (``AgentStream[T]``: its result's ``object`` is a ``T``).
 
     Iterate it for chunks (``async for chunk in stream``), or use :attr:`text_stream` for the
     accepted text only; ``await stream.result()`` gives the final :class:`AgentResult` (reading
@@ -88,7 +87,7 @@ class AgentStream:
         self._chunks = None
         return chunks
 
-    async def __aenter__(self) -> AgentStream:
+    async def __aenter__(self) -> AgentStream[ObjectT]:
         return self
 
     async def __aexit__(
@@ -123,7 +122,7 @@ class AgentStream:
         """
         return live_text(self, self._state)
 
-    async def result(self, *, raise_error: bool = True) -> AgentResult:
+    async def result(self, *, raise_error: bool = True) -> AgentResult[ObjectT]:
         """Read the rest of the stream and return the final result.
 
         Like ``generate()``, it raises the error that ended the run (D21: the stream itself
@@ -307,40 +306,28 @@ class Agent:
     def __repr__(self) -> str:
         return f"<Agent id={self.id!r}>"
 
+    @overload
     def stream(
         self,
         messages: Any,
         *,
-        input_processors: LaneSpec = UNSET,
-        output_processors: LaneSpec = UNSET,
-        error_processors: LaneSpec = UNSET,
-        max_processor_retries: int | None = UNSET,
-        max_retries: int | None = None,
-        max_steps: int | None = None,
-        model: LanguageModel | str | None = None,
-        tools: Any = None,
-        tool_choice: Any = None,
-        active_tools: list[str] | None = None,
-        provider_options: dict[str, Any] | None = None,
-        model_settings: dict[str, Any] | None = None,
-        instructions: str | Sequence[str] | None = None,
-        system: str | Sequence[str] | None = None,
-        context: Any = None,
-        request_context: RequestContext | dict[str, Any] | None = None,
-        abort_signal: AbortSignal | None = None,
-        prepare_step: Callable[..., Any] | None = None,
-        structured_output: Any = None,
-        thread_id: str | None = None,
-        resource_id: str | None = None,
-        run_id: str | None = None,
-        release: Release = "live",
-        journal: Journal | None = None,
-        approvals: ApprovalBroker | None = None,
-        require_tool_approval: bool = False,
-        inspect: bool = False,
-    ) -> AgentStream:
+        structured_output: type[ObjectT],
+        **options: Unpack[RunOptions],
+    ) -> AgentStream[ObjectT]: ...
+
+    @overload
+    def stream(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentStream[Any]: ...
+
+    def stream(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentStream[Any]:
         """Start a run and stream its chunks (D22). Call-time lanes replace the agent's (D20).
 
+        The options are :class:`~procession.options.RunOptions` (typed: a type checker catches
+        a misspelt one); ``structured_output`` (a pydantic model, a JSON schema, or
+        ``{"schema": ..., "model": ...}``) types the result's ``object`` by the model given.
         ``release="live"`` sends each chunk as soon as it passed the output lane (a rejected
         attempt is then marked by D2's retry marker); ``release="step"`` holds each step's
         chunks until the step is accepted, so a rejected attempt never reaches the client
@@ -350,37 +337,80 @@ class Agent:
         ``run_id`` it repeats no model or tool call it checkpointed.
         ``require_tool_approval=True`` makes every tool call wait for the approvals broker's
         decision, as if each tool were marked ``requires_approval`` (Mastra's
-        ``requireToolApproval``). Options are checked now (D35).
+        ``requireToolApproval``). Options are checked now (D35): an unknown one raises
+        ``TypeError``, a wrong value ``ConfigurationError``.
         """
-        options = dict(locals())
-        del options["self"], options["messages"]
-        call = _expand_shortcuts(check_call(messages, options))
+        call = _expand_shortcuts(check_call(messages, _call_values(options, structured_output)))
         state, chunks = start_run(self.spec, call)
         return AgentStream(state, chunks)
 
-    async def generate(self, messages: Any, **options: Any) -> AgentResult:
-        """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12) and on the
-        abort signal (D32); raises the error that ended the run otherwise (D21)."""
-        check_release(options.pop("release", "live"))  # no effect on a result, still checked (D35)
-        stream = self.stream(messages, **options)
-        async with aclosing(stream):
-            result = await stream.result()
-        if result.error is not None:
-            raise result.error
-        return result
+    @overload
+    async def generate(
+        self,
+        messages: Any,
+        *,
+        structured_output: type[ObjectT],
+        **options: Unpack[RunOptions],
+    ) -> AgentResult[ObjectT]: ...
 
-    def generate_sync(self, messages: Any, **options: Any) -> AgentResult:
+    @overload
+    async def generate(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentResult[Any]: ...
+
+    async def generate(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentResult[Any]:
+        """Run to completion (D18: drains ``stream()``). Returns on a tripwire (D12) and on the
+        abort signal (D32); raises the error that ended the run otherwise (D21). The options
+        are ``stream()``'s (:class:`~procession.options.RunOptions`)."""
+        check_release(options.pop("release", "live"))  # no effect on a result, still checked (D35)
+        stream = self.stream(messages, structured_output=structured_output, **options)
+        async with aclosing(stream):
+            return await stream.result()
+
+    @overload
+    def generate_sync(
+        self,
+        messages: Any,
+        *,
+        structured_output: type[ObjectT],
+        **options: Unpack[RunOptions],
+    ) -> AgentResult[ObjectT]: ...
+
+    @overload
+    def generate_sync(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentResult[Any]: ...
+
+    def generate_sync(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> AgentResult[Any]:
         """``generate()`` for scripts and notebooks: runs the event loop until the result.
 
         Inside a running event loop (a notebook's), the run gets its own loop in a worker
         thread; in async code, prefer ``await agent.generate(...)``.
         """
+        work = self.generate(messages, structured_output=structured_output, **options)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.generate(messages, **options))
+            return asyncio.run(work)
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, self.generate(messages, **options)).result()
+            return pool.submit(asyncio.run, work).result()
+
+
+def _call_values(options: Mapping[str, Any], structured_output: Any) -> dict[str, Any]:
+    """Every call option's value (defaults filled in); an unknown one is a ``TypeError``, as
+    a misspelt keyword of a plain function is."""
+    unknown = options.keys() - CALL_DEFAULTS.keys()
+    if unknown:
+        names = ", ".join(repr(name) for name in sorted(unknown))
+        raise TypeError(
+            f"Agent.stream() got unexpected keyword argument(s) {names}; the call options are "
+            f"procession.RunOptions': {', '.join(sorted(RunOptions.__annotations__))}"
+        )
+    return {**CALL_DEFAULTS, **options, "structured_output": structured_output}
 
 
 def _expand_shortcuts(call: CallOptions) -> CallOptions:

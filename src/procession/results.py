@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from procession.chunks import Usage
 from procession.messages.message import Message
 
-__all__ = ["AgentResult", "StepResult", "ToolCallInfo", "ToolResultInfo"]
+__all__ = ["AgentResult", "ObjectT", "StepResult", "ToolCallInfo", "ToolResultInfo"]
+
+ObjectT = TypeVar("ObjectT", default=Any)
+"""The type of a result's structured output (``AgentResult[Order]``); a bare ``AgentResult``
+is ``AgentResult[Any]``."""
 
 
 @dataclass(slots=True)
@@ -71,8 +77,11 @@ class StepResult:
 
 
 @dataclass(slots=True)
-class AgentResult:
+class AgentResult(Generic[ObjectT]):
     """The result of ``generate()``, and the final result of ``stream()``.
+
+    Generic in its structured output: ``agent.generate(..., structured_output=Order)`` is an
+    ``AgentResult[Order]``, whose ``object`` a type checker knows as an ``Order``.
 
     Attributes:
         text: The text of every accepted step, joined (D23); ``""`` for a blocked run (D12).
@@ -82,7 +91,9 @@ class AgentResult:
             when a processor blocked the run.
         steps: The accepted steps.
         usage: Token usage summed over every model call, retried attempts included.
-        object: The validated structured output, when ``structured_output`` was requested.
+        object: The validated structured output, when ``structured_output`` was requested
+            (typed by the model given); ``None`` when the run ended without a structured
+            answer (a tripwire or the abort signal: check ``tripwire``/``finish_reason``).
         messages: The response messages of the run, as stored.
         error: The error that ended the run, if any (``generate()`` raises it instead).
     """
@@ -93,7 +104,7 @@ class AgentResult:
     tripwire: dict[str, Any] | None = None
     steps: list[StepResult] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
-    object: Any = None
+    object: ObjectT = None  # type: ignore[assignment]  # None until a structured answer
     messages: list[Message] = field(default_factory=list)
     error: BaseException | None = None
     response_message_id: str | None = None

@@ -191,7 +191,7 @@ async def test_a_rejected_attempts_data_chunks_are_never_sent_in_step_mode() -> 
 @pytest.mark.parametrize("release", ["live", "step"])
 @pytest.mark.asyncio
 async def test_both_modes_end_with_the_same_result_and_generate_is_unaffected(
-    release: str,
+    release: Literal["live", "step"],
 ) -> None:  # D31, D18
     log = Log()
     hook = "process_output_step"

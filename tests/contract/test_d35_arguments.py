@@ -178,4 +178,4 @@ def test_an_abort_signal_must_be_an_abort_signal() -> None:  # D35
     agent = Agent(id="a", model=ScriptedModel(["x"]))
     agent.stream("hi", abort_signal=AbortSignal())  # accepted
     with pytest.raises(ConfigurationError, match="abort_signal"):
-        agent.stream("hi", abort_signal=object())  # type: ignore[arg-type]
+        agent.stream("hi", abort_signal=object())  # type: ignore[call-overload]

@@ -40,7 +40,12 @@ async def test_executing_a_finished_run_again_makes_no_call_and_commits_once(
     journal = MemoryJournal()
     ran: list[str] = []
     memory = Memory(SQLiteStorage(tmp_path / "m.db"))
-    ids = {"run_id": "run-1", "thread_id": "t", "resource_id": "ada", "journal": journal}
+    ids: dict[str, Any] = {
+        "run_id": "run-1",
+        "thread_id": "t",
+        "resource_id": "ada",
+        "journal": journal,
+    }
     first = await _agent(_script(), ran, memory).generate("Pay", **ids)
     again = await _agent(FunctionModel(_never), ran, memory).generate("Pay", **ids)
     assert (first.text, again.text) == ("Done.", "Done.")
@@ -55,7 +60,7 @@ async def test_executing_a_finished_run_again_makes_no_call_and_commits_once(
 async def test_a_crash_before_a_checkpoint_redoes_only_that_call() -> None:
     journal = MemoryJournal()
     ran: list[str] = []
-    ids = {"run_id": "run-2", "journal": journal}
+    ids: dict[str, Any] = {"run_id": "run-2", "journal": journal}
     await _agent(_script(), ran).generate("Pay", **ids)
     second_call = [k for k in journal.models if k.startswith("run-2:model:1:")]
     journal.forget(second_call[0])  # the worker died while the second call streamed

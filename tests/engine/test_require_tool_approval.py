@@ -73,4 +73,4 @@ async def test_without_the_option_a_plain_tool_runs_unasked() -> None:
 async def test_the_option_is_checked() -> None:  # D35
     agent = Agent(id="a", model=_model(), tools=[lookup])
     with pytest.raises(ConfigurationError, match="require_tool_approval"):
-        agent.stream("A1?", require_tool_approval="yes")  # type: ignore[arg-type]
+        agent.stream("A1?", require_tool_approval="yes")  # type: ignore[call-overload]

@@ -305,7 +305,7 @@ async def test_missing_ids_are_a_configuration_error(
     model = ScriptedModel(["never"])
     agent = Agent(id="a", model=model, memory=Memory(storage))
     with pytest.raises(ConfigurationError, match=f"memory needs {missing}:"):
-        await agent.generate("hi", **options)
+        await agent.generate("hi", **options)  # type: ignore[call-overload]
     assert model.calls == []
     await storage.close()
 
