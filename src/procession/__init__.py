@@ -109,6 +109,7 @@ from procession.processors import (
 )
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
+from procession.sync_stream import SyncAgentStream
 from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
 
 if TYPE_CHECKING:
@@ -215,6 +216,7 @@ __all__ = [
     "StorageError",
     "StreamResult",
     "StructuredOutputError",
+    "SyncAgentStream",
     "SystemMessage",
     "TextPart",
     "ThreadBusyError",

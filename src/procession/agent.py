@@ -32,6 +32,7 @@ from procession.messages.message_list import MessageList
 from procession.models.base import LanguageModel
 from procession.options import RunOptions
 from procession.results import AgentResult, ObjectT, StepResult
+from procession.sync_stream import SyncAgentStream
 from procession.tools._tool import Tool
 
 __all__ = ["Agent", "AgentStream"]
@@ -398,6 +399,36 @@ class Agent:
             return asyncio.run(work)
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, work).result()
+
+    @overload
+    def stream_sync(
+        self,
+        messages: Any,
+        *,
+        structured_output: type[ObjectT],
+        **options: Unpack[RunOptions],
+    ) -> SyncAgentStream[ObjectT]: ...
+
+    @overload
+    def stream_sync(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> SyncAgentStream[Any]: ...
+
+    def stream_sync(
+        self, messages: Any, *, structured_output: Any = None, **options: Unpack[RunOptions]
+    ) -> SyncAgentStream[Any]:
+        """``stream()`` for scripts: a synchronous iterator of chunks, with ``text_stream``,
+        ``live_text()`` and ``result()`` as the async stream has
+        (:class:`~procession.sync_stream.SyncAgentStream`).
+
+        The run advances as the loop pulls chunks, on an event loop of its own (on a worker
+        thread when called inside a running event loop, as ``generate_sync()``). Leaving the
+        loop early (``break``, ``close()``, a ``with`` block's end) cancels the run (D32).
+        Options are ``stream()``'s, checked now (D35).
+        """
+        return SyncAgentStream(
+            self.stream(messages, structured_output=structured_output, **options)
+        )
 
 
 def _call_values(options: Mapping[str, Any], structured_output: Any) -> dict[str, Any]:
