@@ -341,7 +341,10 @@ class Agent:
         ``requireToolApproval``). Options are checked now (D35): an unknown one raises
         ``TypeError``, a wrong value ``ConfigurationError``.
         """
-        call = _expand_shortcuts(check_call(messages, _call_values(options, structured_output)))
+        if not _OPTION_NAMES.issuperset(options):
+            raise _unknown_options(options)
+        values = {**CALL_DEFAULTS, **options, "structured_output": structured_output}
+        call = _expand_shortcuts(check_call(messages, values))
         state, chunks = start_run(self.spec, call)
         return AgentStream(state, chunks)
 
@@ -431,17 +434,17 @@ class Agent:
         )
 
 
-def _call_values(options: Mapping[str, Any], structured_output: Any) -> dict[str, Any]:
-    """Every call option's value (defaults filled in); an unknown one is a ``TypeError``, as
-    a misspelt keyword of a plain function is."""
-    unknown = options.keys() - CALL_DEFAULTS.keys()
-    if unknown:
-        names = ", ".join(repr(name) for name in sorted(unknown))
-        raise TypeError(
-            f"Agent.stream() got unexpected keyword argument(s) {names}; the call options are "
-            f"procession.RunOptions': {', '.join(sorted(RunOptions.__annotations__))}"
-        )
-    return {**CALL_DEFAULTS, **options, "structured_output": structured_output}
+_OPTION_NAMES = frozenset(CALL_DEFAULTS)
+
+
+def _unknown_options(options: Mapping[str, Any]) -> TypeError:
+    """The error for call options that do not exist, as a plain function's misspelt keyword
+    is: each named, and the options listed."""
+    names = ", ".join(repr(name) for name in sorted(set(options) - _OPTION_NAMES))
+    return TypeError(
+        f"Agent.stream() got unexpected keyword argument(s) {names}; the call options are "
+        f"procession.RunOptions': {', '.join(sorted(RunOptions.__annotations__))}"
+    )
 
 
 def _expand_shortcuts(call: CallOptions) -> CallOptions:

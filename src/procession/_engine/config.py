@@ -233,9 +233,9 @@ def check_call(messages: Any, options: Mapping[str, Any]) -> CallOptions:
         release=release,
         journal=_check_journal(options.get("journal")),
         approvals=check_approvals(options.get("approvals")),
-        require_tool_approval=check_flag(
-            "require_tool_approval", options.get("require_tool_approval", False)
-        ),
+        require_tool_approval=False
+        if (approval := options["require_tool_approval"]) is False
+        else check_flag("require_tool_approval", approval),
         inspect=check_flag("inspect", options.get("inspect", False)),
     )
 

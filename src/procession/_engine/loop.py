@@ -159,8 +159,7 @@ async def _start(
 ) -> tuple[RunConfig, HookRunner]:
     """The run's configuration, its bound hooks, and its trace when tracing is on."""
     config = await resolve_run(agent, call)
-    runner = HookRunner(state, config)
-    state.steps_final = runner.steps_final()
+    runner = state.runner = HookRunner(state, config)
     observer = state.observer = compose(  # wired once: the hot path asks nothing per chunk
         (start_run_trace(state, agent.name), StudioNotes(state) if call.inspect else None)
     )
@@ -363,5 +362,6 @@ def _close(state: RunState, runner: HookRunner | None) -> None:
     result.steps = state.steps
     result.usage = state.usage
     result.messages = state.message_list.get.response.db()
+    state.runner = None
     if runner is not None:
         runner.close()

@@ -45,7 +45,7 @@ __all__ = [
     "coerce_returned",
 ]
 
-VERDICT_HOOKS = ("process_llm_response", "process_output_step", "process_tool_result")
+VERDICT_HOOKS = frozenset(("process_llm_response", "process_output_step", "process_tool_result"))
 """Hooks that run after a step's text streamed and may still reject the step (D1, D12)."""
 
 RETRYABLE_HOOKS = frozenset(
@@ -522,7 +522,7 @@ class HookRunner:
         """Whether nothing can reject a step once its text streamed: no stream hook and no
         hook of :data:`VERDICT_HOOKS` (each may abort), and no retry budget for an API error
         the error lane retries or for a structured answer that does not validate (D4)."""
-        if self.stream or any(name in self.hooks for name in VERDICT_HOOKS):
+        if self.stream or not VERDICT_HOOKS.isdisjoint(self.hooks):
             return False
         retried = "process_api_error" in self.hooks or self.config.structured_output is not None
         return not (retried and self.can_retry(0))

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from procession._engine.config import StepConfig
     from procession._engine.observers import RunObserver
     from procession._engine.outcomes import Outcome, Stop
+    from procession._engine.runner import HookRunner
     from procession.models._abort import AbortGuard
     from procession.structured import ObjectStream, StructuredOutput
     from procession.tools._tool import Tool
@@ -146,11 +147,11 @@ class RunState:
         "response_id",
         "result",
         "run_id",
+        "runner",
         "running",
         "signal",
         "states",
         "steps",
-        "steps_final",
         "tracing",
         "usage",
     )
@@ -187,12 +188,19 @@ class RunState:
         """``"provider/model"`` of the last model call that started, if any did (the ledger)."""
         self.running = False
         """Whether the loop started and has not closed the run yet."""
-        self.steps_final = False
-        """Whether nothing can reject a step once its text streamed (no hook that can retry or
-        block a step, no retry budget for an API error or a structured answer): set when the
-        run starts, so ``text_stream`` sends live text as it comes (``procession.live_text``)."""
+        self.runner: HookRunner | None = None
+        """The run's bound hooks, while it runs (set when it starts, dropped when it closes)."""
         self.on_closed: asyncio.Future[None] | None = None
         """Resolved when the run closes, for a caller waiting on a close it did not drive."""
+
+    @property
+    def steps_final(self) -> bool:
+        """Whether nothing can reject a step once its text streamed (no hook that can retry or
+        block a step, no retry budget for an API error or a structured answer), so
+        ``text_stream`` sends live text as it comes (``procession.live_text``). Asked by a
+        reader, not by the loop: a run nobody reads so pays nothing for it."""
+        runner = self.runner
+        return runner is not None and runner.steps_final()
 
     def closed(self) -> None:
         """The loop closed the run: nothing of it runs any more."""
