@@ -142,7 +142,8 @@ class AgentStream(Generic[ObjectT]):
         return result
 
     async def text(self) -> str:
-        """The final text: accepted steps' text after every hook ran, ``""`` if blocked (D23)."""
+        """The final text: accepted steps' text after every hook ran, ``""`` if blocked (D23);
+        raises the error that ended the run (D21)."""
         return (await self.result()).text
 
     async def usage(self) -> Usage:
