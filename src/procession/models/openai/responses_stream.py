@@ -2,8 +2,10 @@
 
 Event types this code does not know pass by without effect. Built-in tools the provider runs
 itself (``web_search_call`` and friends) become a ``tool-call`` and a ``tool-result`` chunk
-with ``providerExecuted``. Refusals (``response.refusal.delta``) stream as the message's text,
-and the finish chunk's provider metadata carries the refusal.
+with ``providerExecuted`` (the call's ``providerMetadata`` names the item, so the next turn
+can refer to it); remote MCP items too (:mod:`procession.models.openai.responses_mcp`).
+Refusals (``response.refusal.delta``) stream as the message's text, and the finish chunk's
+provider metadata carries the refusal.
 
 Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``). Each
 part's ``reasoning-start``/``reasoning-end`` carries ``providerMetadata[provider]`` with the
@@ -22,6 +24,7 @@ from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
+from procession.models.openai.responses_mcp import MCP_ITEMS, mcp_chunks
 
 __all__ = ["BUILTIN_TOOL_ITEMS", "ResponsesStreamMapper"]
 
@@ -30,7 +33,6 @@ BUILTIN_TOOL_ITEMS = {
     "file_search_call": "file_search",
     "code_interpreter_call": "code_interpreter",
     "image_generation_call": "image_generation",
-    "mcp_call": "mcp",
     "local_shell_call": "local_shell",
 }
 """Output item types of provider-executed tools, with the tool name reported for each."""
@@ -147,8 +149,10 @@ class ResponsesStreamMapper:
             if item_id not in self._reasoning:
                 self._open_reasoning(item_id, 0, out)
             self._close_reasoning(item_id, out, item.get("encrypted_content"))
+        elif kind in MCP_ITEMS:
+            mcp_chunks(item, self._provider, out)
         elif kind in BUILTIN_TOOL_ITEMS:
-            _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], out)
+            _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], self._provider, out)
 
     def _text_delta(self, event: Event, out: Out) -> None:
         out.append(
@@ -275,9 +279,10 @@ class ResponsesStreamMapper:
         raise stream_error(None, event)
 
 
-def _provider_tool(item: dict[str, Any], tool_name: str, out: Out) -> None:
+def _provider_tool(item: dict[str, Any], tool_name: str, provider: str, out: Out) -> None:
     call = {"toolCallId": item.get("id"), "toolName": tool_name, "providerExecuted": True}
-    out.append(Chunk("tool-call", {**call, "args": {}}))
+    meta = {provider: {"itemId": item.get("id"), "itemType": item.get("type")}}
+    out.append(Chunk("tool-call", {**call, "args": {}, "providerMetadata": meta}))
     out.append(Chunk("tool-result", {**call, "result": item}))
 
 
