@@ -32,13 +32,17 @@ def _executed(chunks: list[Chunk], kind: str) -> list[dict[str, Any]]:
     return [c.payload for c in of_type(chunks, kind) if c.payload.get("providerExecuted")]
 
 
+def _groq(client: AsyncOpenAI) -> OpenAIChatModel:
+    return OpenAIChatModel("groq/compound", client=client, provider="groq")
+
+
 @pytest.mark.asyncio
 async def test_groq_executed_tools_become_provider_executed_calls_and_results(
     server: OpenAIServer, client: AsyncOpenAI
 ) -> None:
     name = "groq-compound-executed-tools.sse"
     server.reply(fixture_reply(name))
-    agent = Agent(id="hours", model=OpenAIChatModel("groq/compound", client=client, provider="groq"))
+    agent = Agent(id="hours", model=_groq(client))
     stream = agent.stream("When is the library open?")
     chunks = [chunk async for chunk in stream]
     result = await stream.result()
@@ -76,7 +80,7 @@ async def test_groq_executed_tools_leave_no_dangling_call_on_the_next_turn(
     server: OpenAIServer, client: AsyncOpenAI
 ) -> None:
     server.reply(fixture_reply("groq-compound-executed-tools.sse"))
-    agent = Agent(id="hours", model=OpenAIChatModel("groq/compound", client=client, provider="groq"))
+    agent = Agent(id="hours", model=_groq(client))
     question = {"role": "user", "content": "When is the library open?"}
     first = await agent.generate([question])
     await agent.generate([question, *first.messages, {"role": "user", "content": "Sunday?"}])
