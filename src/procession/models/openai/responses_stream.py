@@ -7,7 +7,8 @@ can refer to it); remote MCP items too (:mod:`procession.models.openai.responses
 Refusals (``response.refusal.delta``) stream as the message's text, and the finish chunk's
 provider metadata carries the refusal.
 
-Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``). Each
+Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``), the
+item known by its ``output_index`` (GitHub Copilot rotates ``item_id`` within one item). Each
 part's ``reasoning-start``/``reasoning-end`` carries ``providerMetadata[provider]`` with the
 item's ``itemId``; the item's last part ends when the item is done, with its
 ``reasoningEncryptedContent`` (asked for with ``include: ["reasoning.encrypted_content"]``),
@@ -50,6 +51,7 @@ class ResponsesStreamMapper:
         self._provider = provider
         self._calls: dict[str, tuple[str, str]] = {}  # item id -> (call id, tool name)
         self._reasoning: dict[str, str] = {}  # item id -> its open part id
+        self._item_at: dict[object, str] = {}  # output index -> the id its item was added with
         self._saw_function_call = False
         self._finished = False
         self._refusal: list[str] = []
@@ -107,10 +109,18 @@ class ResponsesStreamMapper:
             )
         )
 
+    def _item_id(self, event: Event) -> str:
+        """The item an event is about: the one added at its ``output_index`` (GitHub Copilot
+        sends a new ``item_id`` on every reasoning event of one item), else its ``item_id``."""
+        item_id = self._item_at.get(event.get("output_index"))
+        return item_id if item_id is not None else event.get("item_id") or ""
+
     def _item_added(self, event: Event, out: Out) -> None:
         item = event.get("item") or {}
         kind = item.get("type")
         item_id = item.get("id") or ""
+        if "output_index" in event:
+            self._item_at[event["output_index"]] = item_id
         if kind == "message":
             out.append(Chunk("text-start", {"id": item_id}))
         elif kind == "function_call":
@@ -146,6 +156,7 @@ class ResponsesStreamMapper:
                 )
             )
         elif kind == "reasoning":
+            item_id = self._item_id(event) or item_id
             if item_id not in self._reasoning:
                 self._open_reasoning(item_id, 0, out)
             self._close_reasoning(item_id, out, item.get("encrypted_content"))
@@ -195,14 +206,14 @@ class ResponsesStreamMapper:
             )
 
     def _summary_part(self, event: Event, out: Out) -> None:
-        item_id = event.get("item_id") or ""
+        item_id = self._item_id(event)
         part_id = f"{item_id}:{event.get('summary_index', 0)}"
         if self._reasoning.get(item_id) != part_id:
             self._close_reasoning(item_id, out, None)
             self._open_reasoning(item_id, event.get("summary_index", 0), out)
 
     def _reasoning_delta(self, event: Event, out: Out) -> None:
-        item_id = event.get("item_id") or ""
+        item_id = self._item_id(event)
         if item_id not in self._reasoning:
             self._open_reasoning(item_id, event.get("summary_index", 0), out)
         out.append(
