@@ -475,3 +475,25 @@ def test_responses_input_gives_function_calls_their_item_id() -> None:
         "arguments": '{"city": "Oslo"}',
         "id": "fc_1",
     }
+
+
+@pytest.mark.asyncio
+async def test_copilot_rotating_item_ids_make_one_reasoning_part(
+    server: OpenAIServer, client: AsyncOpenAI
+) -> None:
+    # GitHub Copilot sends a new item_id on each reasoning event of one item; the item is the
+    # one added at the event's output_index, so it streams as one part, not one per event.
+    model = OpenAIResponsesModel("gpt-5-mini", client=client, provider="github-copilot")
+    chunks = await _serve(server, model, "openai-responses-copilot-rotating-ids.sse")
+    added = fixture_events("openai-responses-copilot-rotating-ids.sse")[1]["item"]
+    starts = of_type(chunks, "reasoning-start")
+    ends = of_type(chunks, "reasoning-end")
+    assert [c.payload["id"] for c in starts] == [f"{added['id']}:0"]
+    assert [c.payload["id"] for c in ends] == [f"{added['id']}:0"]
+    assert {c.payload["id"] for c in of_type(chunks, "reasoning-delta")} == {f"{added['id']}:0"}
+    assert _reasoning(chunks) == "**Checking the capital**"
+    assert ends[0].payload["providerMetadata"]["github-copilot"] == {
+        "itemId": added["id"],
+        "reasoningEncryptedContent": added["encrypted_content"],
+    }
+    assert _text(chunks) == "Oslo."

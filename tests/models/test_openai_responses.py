@@ -147,7 +147,14 @@ async def test_provider_executed_web_search_and_citations(
     assert server.requests[-1].body["tools"] == [{"type": "web_search"}]
     call, result = of_type(chunks, "tool-call"), of_type(chunks, "tool-result")
     assert [c.payload for c in call] == [
-        {"toolCallId": "ws_1", "toolName": "web_search", "providerExecuted": True, "args": {}}
+        {
+            "toolCallId": "ws_1",
+            "toolName": "web_search",
+            "providerExecuted": True,
+            "args": {},
+            # the item, so the next turn can send an item_reference to it
+            "providerMetadata": {"openai": {"itemId": "ws_1", "itemType": "web_search_call"}},
+        }
     ]
     assert len(result) == 1
     assert result[0].payload["providerExecuted"] is True

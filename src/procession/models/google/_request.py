@@ -7,6 +7,10 @@ JSON schema as ``parametersJsonSchema``), ``toolConfig.functionCallingConfig`` a
 keys go into ``generationConfig`` (``thinkingConfig``, ``responseModalities``...) except the
 top-level ``safetySettings``, ``cachedContent`` and ``labels``.
 
+Tools Gemini ran itself (code execution, Gemini 3's server-side tools) go back in the model
+turn as the parts they came as (``executableCode`` / ``codeExecutionResult``, ``toolCall`` /
+``toolResponse``); those of other providers are left out.
+
 Thought signatures go back where they came from: a prompt part whose ``providerOptions`` (or
 ``providerMetadata``) holds ``google.thoughtSignature`` sends it as the part's
 ``thoughtSignature``. Gemini 3 rejects a replayed function call without one; for such a call
@@ -21,6 +25,7 @@ import re
 from typing import Any
 
 from procession.models.base import ModelCallOptions
+from procession.models.google._server_tools import server_tool_parts
 
 __all__ = ["SKIP_SIGNATURE", "build_request", "is_gemini_3", "signature_of"]
 
@@ -82,6 +87,16 @@ def _response_of(output: dict[str, Any]) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"result": value}
 
 
+def _google_meta(part: dict[str, Any]) -> dict[str, Any]:
+    for field in ("providerOptions", "providerMetadata"):
+        owners = part.get(field)
+        if isinstance(owners, dict):
+            for key in _METADATA_KEYS:
+                if isinstance(owners.get(key), dict):
+                    return dict(owners[key])
+    return {}
+
+
 class _Converter:
     """Prompt messages to ``contents``, tracking signatures and the calls that lack one."""
 
@@ -89,6 +104,7 @@ class _Converter:
         self.gemini_3 = is_gemini_3(model_id)
         self.ids = function_call_ids
         self.unsigned: list[str] = []
+        self.server_calls: dict[str, dict[str, Any]] = {}  # provider-executed calls by id
 
     def parts(self, content: Any, *, model_turn: bool) -> list[dict[str, Any]]:
         if isinstance(content, str):
@@ -109,6 +125,10 @@ class _Converter:
     ) -> dict[str, Any] | None:
         kind = part.get("type")
         out: dict[str, Any] | None = None
+        if model_turn and (
+            (kind == "tool-call" and part.get("providerExecuted")) or kind == "tool-result"
+        ):
+            return server_tool_parts(part, _google_meta(part), self.server_calls)
         if kind == "text" and part.get("text"):
             out = {"text": part["text"]}
         elif kind == "reasoning" and part.get("text"):

@@ -14,7 +14,9 @@ returns the ``finish`` chunk.
 * Function calls arrive whole, without arguments, or streamed (``partialArgs``, see
   :mod:`procession.models.google._args`); calls get a generated id when Gemini sends none.
 * Grounding chunks become ``source`` chunks; ``inlineData`` parts become ``file`` chunks; code
-  execution becomes a provider-executed ``tool-call`` / ``tool-result`` pair.
+  execution and Gemini 3's server-side tools (``toolCall`` / ``toolResponse``, see
+  :mod:`procession.models.google._server_tools`) become provider-executed ``tool-call`` /
+  ``tool-result`` pairs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
 from procession.models.google._args import PartialArgs
+from procession.models.google._server_tools import ServerTools
 
 __all__ = ["GeminiStreamMapper", "finish_reason", "usage_of"]
 
@@ -112,6 +115,7 @@ class GeminiStreamMapper:
         self.code_call: str | None = None
         self.sources: set[str] = set()
         self.extra: dict[str, Any] = {}
+        self.server_tools = ServerTools()
 
     def map_event(self, response: dict[str, Any]) -> Fed:
         """The chunks of one streamed response: the usual one (one more piece of open text)
@@ -155,6 +159,15 @@ class GeminiStreamMapper:
             self.finish_raw = candidate["finishReason"]
 
     def _part(self, part: dict[str, Any]) -> list[Chunk]:
+        if self.server_tools.waiting and "toolCall" not in part and "toolResponse" not in part:
+            return self.server_tools.flush() + self._other_part(part)
+        return self._other_part(part)
+
+    def _other_part(self, part: dict[str, Any]) -> list[Chunk]:
+        if "toolCall" in part:
+            return self._close_all() + self.server_tools.call(part)
+        if "toolResponse" in part:
+            return self._close_all() + self.server_tools.response(part)
         meta = _signed(part.get("thoughtSignature"))
         if "functionCall" in part:
             return self._close_all() + self._function_call(part["functionCall"] or {}, meta)
@@ -296,7 +309,7 @@ class GeminiStreamMapper:
 
     def finish(self) -> list[Chunk]:
         """Close what is open and end with the ``finish`` chunk."""
-        out = self._close_all()
+        out = self._close_all() + self.server_tools.flush()
         out += self._end_streaming(complete=self.finish_raw not in (None, "MAX_TOKENS"))
         raw = self.finish_raw
         reason = finish_reason(raw, self.saw_tool_call)

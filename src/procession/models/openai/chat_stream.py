@@ -16,7 +16,9 @@ for all of them:
   metadata; its filter results go to the provider metadata;
 * a ``finish_reason`` beside the choices (Together) counts too;
 * ``x_groq.error``, or a bare error object (``"object": "error"``), ends the stream with an
-  :class:`APICallError` (an ``error`` object in a chunk is raised by the SDK itself).
+  :class:`APICallError` (an ``error`` object in a chunk is raised by the SDK itself);
+* Groq's ``executed_tools`` become provider-executed tool calls and results
+  (:mod:`procession.models.openai.executed_tools`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
+from procession.models.openai.executed_tools import ExecutedTools
 from procession.models.openai.think_tags import ThinkTags
 
 __all__ = ["ChatStreamMapper", "chat_finish_reason", "openai_call_id", "short_call_id"]
@@ -112,6 +115,7 @@ class ChatStreamMapper:
         self._reasoning_details: list[Data] = []
         self._extra: Data = {}
         self._sources: set[str] = set()
+        self._executed = ExecutedTools(provider, self._source)
 
     def map_event(self, data: Data) -> Fed:
         """The chunks one SSE event yields; raises :class:`APICallError` for an error."""
@@ -245,6 +249,9 @@ class ChatStreamMapper:
         if calls:
             for call in calls:
                 self._tool_delta(call, out)
+        executed = delta.get("executed_tools")  # Groq's compound models: tools it ran itself
+        if executed:
+            self._executed.feed(executed, self._response_id, out)
         annotations = delta.get("annotations")  # OpenRouter's web plugin, OpenAI search models
         if isinstance(annotations, list):
             for note in annotations:

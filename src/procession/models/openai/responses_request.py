@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from procession.messages.formats import Prompt
@@ -13,6 +14,7 @@ from procession.models.openai.common import (
     tool_output_text,
     warn_unsupported,
 )
+from procession.models.openai.responses_mcp import MCP_ITEMS, mcp_input_items
 
 __all__ = [
     "ENCRYPTED_REASONING",
@@ -33,14 +35,24 @@ def responses_request_body(
     """The JSON body of a streamed ``POST /responses``.
 
     ``provider_options["openai"]`` keys go into the body as they are, except
-    ``reasoning_effort``/``reasoning_summary`` (into ``reasoning``) and ``tools``, whose
-    entries (built-in tools such as ``{"type": "web_search"}``) join the function tools.
+    ``reasoning_effort``/``reasoning_summary`` (into ``reasoning``), ``tools``, whose
+    entries (built-in tools such as ``{"type": "web_search"}``) join the function tools, and
+    ``mcp_approvals`` (answers to MCP approval requests, see
+    :mod:`procession.models.openai.responses_mcp`).
     """
     raw = provider_options(options, "openai")
     store = raw.get("store")
+    approvals = raw.pop("mcp_approvals", None) or {}
+    if not isinstance(approvals, dict):
+        raise TypeError(
+            "provider_options['openai']['mcp_approvals'] must map approval request ids to "
+            f"True or False, not {type(approvals).__name__}"
+        )
     body: dict[str, Any] = {
         "model": model_id,
-        "input": responses_input(options.prompt, store=store is not False, warnings=warnings),
+        "input": responses_input(
+            options.prompt, store=store is not False, warnings=warnings, approvals=approvals
+        ),
         "stream": True,
     }
     settings = options.settings
@@ -117,7 +129,11 @@ def _text_format(response_format: Any) -> dict[str, Any]:
 
 
 def responses_input(
-    prompt: Prompt, *, store: bool = True, warnings: list[dict[str, Any]] | None = None
+    prompt: Prompt,
+    *,
+    store: bool = True,
+    warnings: list[dict[str, Any]] | None = None,
+    approvals: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """A procession prompt as Responses ``input`` items.
 
@@ -138,7 +154,7 @@ def responses_input(
             parts = [{"type": "text", "text": content}] if isinstance(content, str) else content
             items.append({"role": "user", "content": [_user_part(p) for p in parts]})
         elif role == "assistant":
-            items.extend(_assistant_items(content, reasoning))
+            items.extend(_assistant_items(content, reasoning, store, approvals or {}))
         elif role == "tool":
             items.extend(
                 {
@@ -165,10 +181,14 @@ def _user_part(part: dict[str, Any]) -> dict[str, Any]:
 
 
 def _assistant_items(
-    content: str | list[dict[str, Any]], reasoning: _Reasoning
+    content: str | list[dict[str, Any]],
+    reasoning: _Reasoning,
+    store: bool,
+    approvals: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
+    results = {p.get("toolCallId"): p for p in content if p.get("type") == "tool-result"}
     items: list[dict[str, Any]] = []
     for part in content:
         kind = part.get("type")
@@ -180,7 +200,9 @@ def _assistant_items(
             items.append(
                 {"role": "assistant", "content": [{"type": "output_text", "text": part["text"]}]}
             )
-        elif kind == "tool-call" and not part.get("providerExecuted"):
+        elif kind == "tool-call" and part.get("providerExecuted"):
+            items.extend(_provider_items(part, results.get(part["toolCallId"]), store, approvals))
+        elif kind == "tool-call":
             call = {
                 "type": "function_call",
                 "call_id": part["toolCallId"],
@@ -192,6 +214,19 @@ def _assistant_items(
                 call["id"] = item_id  # the output item it was, for the reasoning before it
             items.append(call)
     return items
+
+
+def _provider_items(
+    part: dict[str, Any], result: dict[str, Any] | None, store: bool, approvals: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """A tool the API ran: referred to by its item id when stored; MCP items rebuilt if not;
+    left out when it came from elsewhere (no ``openai`` item id)."""
+    meta = _openai_meta(part)
+    if not meta.get("itemId"):
+        return []
+    if meta.get("itemType") in MCP_ITEMS:
+        return mcp_input_items(meta, part, result, store=store, approvals=approvals)
+    return [{"type": "item_reference", "id": meta["itemId"]}] if store else []
 
 
 def _openai_meta(part: dict[str, Any]) -> dict[str, Any]:

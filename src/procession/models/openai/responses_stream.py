@@ -2,10 +2,13 @@
 
 Event types this code does not know pass by without effect. Built-in tools the provider runs
 itself (``web_search_call`` and friends) become a ``tool-call`` and a ``tool-result`` chunk
-with ``providerExecuted``. Refusals (``response.refusal.delta``) stream as the message's text,
-and the finish chunk's provider metadata carries the refusal.
+with ``providerExecuted`` (the call's ``providerMetadata`` names the item, so the next turn
+can refer to it); remote MCP items too (:mod:`procession.models.openai.responses_mcp`).
+Refusals (``response.refusal.delta``) stream as the message's text, and the finish chunk's
+provider metadata carries the refusal.
 
-Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``). Each
+Reasoning items stream as one reasoning part per summary part (``<item id>:<index>``), the
+item known by its ``output_index`` (GitHub Copilot rotates ``item_id`` within one item). Each
 part's ``reasoning-start``/``reasoning-end`` carries ``providerMetadata[provider]`` with the
 item's ``itemId``; the item's last part ends when the item is done, with its
 ``reasoningEncryptedContent`` (asked for with ``include: ["reasoning.encrypted_content"]``),
@@ -22,6 +25,7 @@ from procession.chunks import Chunk, Usage, finish_chunk
 from procession.models._chunk_stream import Fed
 from procession.models.openai.common import iso_timestamp, parse_args
 from procession.models.openai.errors import stream_error
+from procession.models.openai.responses_mcp import MCP_ITEMS, mcp_chunks
 
 __all__ = ["BUILTIN_TOOL_ITEMS", "ResponsesStreamMapper"]
 
@@ -30,7 +34,6 @@ BUILTIN_TOOL_ITEMS = {
     "file_search_call": "file_search",
     "code_interpreter_call": "code_interpreter",
     "image_generation_call": "image_generation",
-    "mcp_call": "mcp",
     "local_shell_call": "local_shell",
 }
 """Output item types of provider-executed tools, with the tool name reported for each."""
@@ -48,6 +51,7 @@ class ResponsesStreamMapper:
         self._provider = provider
         self._calls: dict[str, tuple[str, str]] = {}  # item id -> (call id, tool name)
         self._reasoning: dict[str, str] = {}  # item id -> its open part id
+        self._item_at: dict[object, str] = {}  # output index -> the id its item was added with
         self._saw_function_call = False
         self._finished = False
         self._refusal: list[str] = []
@@ -105,10 +109,18 @@ class ResponsesStreamMapper:
             )
         )
 
+    def _item_id(self, event: Event) -> str:
+        """The item an event is about: the one added at its ``output_index`` (GitHub Copilot
+        sends a new ``item_id`` on every reasoning event of one item), else its ``item_id``."""
+        item_id = self._item_at.get(event.get("output_index"))
+        return item_id if item_id is not None else event.get("item_id") or ""
+
     def _item_added(self, event: Event, out: Out) -> None:
         item = event.get("item") or {}
         kind = item.get("type")
         item_id = item.get("id") or ""
+        if "output_index" in event:
+            self._item_at[event["output_index"]] = item_id
         if kind == "message":
             out.append(Chunk("text-start", {"id": item_id}))
         elif kind == "function_call":
@@ -144,11 +156,14 @@ class ResponsesStreamMapper:
                 )
             )
         elif kind == "reasoning":
+            item_id = self._item_id(event) or item_id
             if item_id not in self._reasoning:
                 self._open_reasoning(item_id, 0, out)
             self._close_reasoning(item_id, out, item.get("encrypted_content"))
+        elif kind in MCP_ITEMS:
+            mcp_chunks(item, self._provider, out)
         elif kind in BUILTIN_TOOL_ITEMS:
-            _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], out)
+            _provider_tool(item, BUILTIN_TOOL_ITEMS[kind], self._provider, out)
 
     def _text_delta(self, event: Event, out: Out) -> None:
         out.append(
@@ -191,14 +206,14 @@ class ResponsesStreamMapper:
             )
 
     def _summary_part(self, event: Event, out: Out) -> None:
-        item_id = event.get("item_id") or ""
+        item_id = self._item_id(event)
         part_id = f"{item_id}:{event.get('summary_index', 0)}"
         if self._reasoning.get(item_id) != part_id:
             self._close_reasoning(item_id, out, None)
             self._open_reasoning(item_id, event.get("summary_index", 0), out)
 
     def _reasoning_delta(self, event: Event, out: Out) -> None:
-        item_id = event.get("item_id") or ""
+        item_id = self._item_id(event)
         if item_id not in self._reasoning:
             self._open_reasoning(item_id, event.get("summary_index", 0), out)
         out.append(
@@ -275,9 +290,10 @@ class ResponsesStreamMapper:
         raise stream_error(None, event)
 
 
-def _provider_tool(item: dict[str, Any], tool_name: str, out: Out) -> None:
+def _provider_tool(item: dict[str, Any], tool_name: str, provider: str, out: Out) -> None:
     call = {"toolCallId": item.get("id"), "toolName": tool_name, "providerExecuted": True}
-    out.append(Chunk("tool-call", {**call, "args": {}}))
+    meta = {provider: {"itemId": item.get("id"), "itemType": item.get("type")}}
+    out.append(Chunk("tool-call", {**call, "args": {}, "providerMetadata": meta}))
     out.append(Chunk("tool-result", {**call, "result": item}))
 
 
