@@ -37,8 +37,9 @@ def cut_points(run: str, groups: list[tuple[int, int]], strong: re.Pattern[str])
     after = 0  # digits in groups j.. (the groups are runs of digits)
     first: dict[str, int] = {}
     seps = [run[groups[i][1] : groups[i + 1][0]] for i in range(count - 1)]
-    for i, sep in enumerate(seps):
-        first.setdefault(separator_kind(sep), i)
+    kinds = [separator_kind(sep) for sep in seps]  # each kind once, not once per question
+    for i, kind in enumerate(kinds):
+        first.setdefault(kind, i)
     for j in range(count - 1, 0, -1):
         start, end = groups[j]
         after += end - start
@@ -47,6 +48,6 @@ def cut_points(run: str, groups: list[tuple[int, int]], strong: re.Pattern[str])
             (" " in sep and after <= 4)
             or "+" in sep
             or strong.fullmatch(sep) is not None
-            or first[separator_kind(sep)] == j - 1
+            or first[kinds[j - 1]] == j - 1
         )
     return out
