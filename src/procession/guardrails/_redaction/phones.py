@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
+from procession.guardrails._redaction.phone_cuts import cut_points
 from procession.guardrails._redaction.phone_words import phone_label_before, phone_label_start
 
 __all__ = [
@@ -418,8 +419,9 @@ def _judge(run: str, regions: _Regions, *, regrouped: bool, national: bool = Fal
     groups = [m.span() for m in _GROUPS.finditer(run)]
     if regrouped:
         return _fallback(run, groups, digits) if international else 0
+    cuts = None if international else cut_points(run, groups, _STRONG)  # one pass: 0292
     for j in range(len(groups) - 1, 0, -1):
-        if not _can_cut(run, groups, j, international, digits):
+        if cuts is not None and not cuts[j]:
             continue
         part_end = groups[j - 1][1]
         if _accept(run[:part_end], digits[:j], international, regions, regrouped=False):
@@ -443,28 +445,6 @@ def _fallback(run: str, groups: list[tuple[int, int]], digits: list[str]) -> int
 
 def _closing(run: str, end: int) -> int:
     return end + 1 if run[end : end + 1] == ")" else end
-
-
-def _kind(sep: str) -> str:
-    core = sep.strip(" ")
-    if not core:
-        return " " if len(sep) == 1 else "  "
-    return core
-
-
-def _can_cut(
-    run: str, groups: list[tuple[int, int]], j: int, international: bool, digits: list[str]
-) -> bool:
-    """Whether a number may end after group ``j - 1`` with more digits after it."""
-    if international:
-        return True
-    sep = run[groups[j - 1][1] : groups[j][0]]
-    if " " in sep and sum(len(d) for d in digits[j:]) <= 4:
-        return True  # a digit, a date or a count right after: "2 times", "11/27"
-    if _STRONG.fullmatch(sep) or "+" in sep:
-        return True
-    inner = {_kind(run[groups[i][1] : groups[i + 1][0]]) for i in range(j - 1)}
-    return _kind(sep) not in inner
 
 
 def _accept(
