@@ -253,7 +253,7 @@ async def test_the_answer_is_truncated_at_the_limit_in_stream_result_and_store(
     notices = [c for c in chunks if c.type == "data-token-limit-reached"]
     assert len(notices) == 1
     assert notices[0].transient
-    assert notices[0].data == {"limit": 5, "current": 7}
+    assert notices[0].data == {"processorId": "token-limiter", "limit": 5, "tokens": 7}
     assert len(seen) == 1
     stored = await memory.storage.list_messages("t", resource_id="r")
     assert stored[-1].text == "one two three four five "
@@ -317,7 +317,7 @@ def test_options_are_checked() -> None:
     with pytest.raises(ConfigurationError, match="trim_mode"):
         TokenLimiter(10, trim_mode="newest")  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="at_max_remove_tokens"):
-        TokenLimiter(10, at_max_remove_tokens=10)
+        TokenLimiter(10, at_max_remove_tokens=11)
     with pytest.raises(ConfigurationError, match="on_violation"):
         TokenLimiter(10, on_violation=3)  # type: ignore[arg-type]
     assert TokenLimiter(10, trim_mode="memory-only").stage == "step"
@@ -369,3 +369,12 @@ async def test_any_answer_is_cut_to_a_prefix_within_the_limit(
     assert len(writer.sent) == (1 if over else 0)
     if not over:
         assert text == full
+
+
+def test_at_max_remove_tokens_defaults_to_a_quarter_of_the_limit_as_mastra() -> None:
+    # Mastra's options form: atMaxRemoveTokens ?? limit * 0.25 (whole tokens: rounded up)
+    assert TokenLimiter(100).at_max_remove_tokens == 25
+    assert TokenLimiter(10).at_max_remove_tokens == 3
+    assert TokenLimiter(1).at_max_remove_tokens == 1
+    assert TokenLimiter(10, at_max_remove_tokens=10).at_max_remove_tokens == 10
+    assert TokenLimiter(10, at_max_remove_tokens=0).at_max_remove_tokens == 0

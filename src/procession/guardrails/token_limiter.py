@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -67,7 +68,8 @@ class TokenLimiter(CallbackViolations):
         count_mode: ``"cumulative"`` (default: the whole answer) or ``"part"`` (each chunk).
         trim_mode: ``"best-fit"`` (default), ``"contiguous"`` or ``"memory-only"``.
         stage: Where input is budgeted: ``"request"`` (default) or ``"step"``.
-        at_max_remove_tokens: For ``memory-only``: trim down to ``limit`` minus this.
+        at_max_remove_tokens: For ``memory-only``: trim down to ``limit`` minus this (0 to
+            ``limit``; default a quarter of ``limit``, rounded up, as Mastra's options form).
         counter: ``"auto"`` (default: ``o200k_base``), an encoding name (``"cl100k_base"``,
             ``"llama3"``, ``"qwen3"``), a :class:`TokenCounter` or a function ``text -> int``.
         on_memory_trim: Called with ``{"removed_ids", "removed_tokens", "tokens"}`` when
@@ -85,7 +87,7 @@ class TokenLimiter(CallbackViolations):
         count_mode: Literal["cumulative", "part"] = "cumulative",
         trim_mode: TrimMode = "best-fit",
         stage: Literal["request", "step"] = "request",
-        at_max_remove_tokens: int = 0,
+        at_max_remove_tokens: int | None = None,
         counter: TokenCounter | Callable[[str], int] | str = "auto",
         on_memory_trim: Callable[[dict[str, Any]], Any] | None = None,
         on_violation: ViolationCallback | None = None,
@@ -99,8 +101,10 @@ class TokenLimiter(CallbackViolations):
         self.stage = check_choice(_OWNER, "stage", stage, ("request", "step"))
         if self.trim_mode == "memory-only" and self.stage != "step":
             self.stage = "step"  # memory-only trims stored history, which only the step sees
-        self.at_max_remove_tokens = check_int(
-            _OWNER, "at_max_remove_tokens", at_max_remove_tokens, 0, self.limit - 1
+        self.at_max_remove_tokens = (
+            _default_headroom(self.limit)
+            if at_max_remove_tokens is None
+            else check_int(_OWNER, "at_max_remove_tokens", at_max_remove_tokens, 0, self.limit)
         )
         self.counter = resolve_counter(_OWNER, counter)
         if on_memory_trim is not None and not callable(on_memory_trim):
@@ -286,7 +290,7 @@ class TokenLimiter(CallbackViolations):
             writer.custom(
                 {
                     "type": "data-token-limit-reached",
-                    "data": {"limit": self.limit, "current": total},
+                    "data": {"processorId": self.id, "limit": self.limit, "tokens": total},
                     "transient": True,
                 }
             )
@@ -352,3 +356,12 @@ def _prompt_groups(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]
         else:
             groups.append([message])
     return groups
+
+
+def _default_headroom(limit: int) -> int:
+    """Mastra's default ``atMaxRemoveTokens``: a quarter of ``limit``, rounded up.
+
+    Mastra trims while ``tokens > limit - limit * 0.25``; token counts are whole numbers, so
+    rounding the quarter up gives the same stopping point.
+    """
+    return math.ceil(limit * 0.25)
