@@ -50,7 +50,7 @@ async def test_tools() -> None:
     model = ScriptedModel(
         [
             Reply(tool_calls=[ToolCallScript("search_tools", {"query": "weather"})]),
-            Reply(tool_calls=[ToolCallScript("load_tool", {"name": "get_weather"})]),
+            Reply(tool_calls=[ToolCallScript("load_tool", {"toolName": "get_weather"})]),
             Reply(tool_calls=[ToolCallScript("get_weather", {"city": "Lima"})]),
             "It is sunny in Lima.",
         ]

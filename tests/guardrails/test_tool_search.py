@@ -87,7 +87,7 @@ async def test_the_model_searches_loads_and_calls_a_tool() -> None:
     model = ScriptedModel(
         [
             Reply(tool_calls=[ToolCallScript("search_tools", {"query": "weather in a city"})]),
-            Reply(tool_calls=[ToolCallScript("load_tool", {"name": "get_weather"})]),
+            Reply(tool_calls=[ToolCallScript("load_tool", {"toolName": "get_weather"})]),
             Reply(tool_calls=[ToolCallScript("get_weather", {"city": "Oslo"})]),
             "It is 18C in Oslo.",
         ]
@@ -97,8 +97,16 @@ async def test_the_model_searches_loads_and_calls_a_tool() -> None:
     assert result.text == "It is 18C in Oslo."
     assert _offered(model, 0) == ["load_tool", "search_tools"]
     found = result.steps[0].tool_results[0].result
-    assert found[0]["name"] == "get_weather"
-    assert len(found) <= 5
+    assert found["results"][0]["name"] == "get_weather"
+    assert len(found["results"]) <= 5
+    assert "load_tool" in found["message"]
+    loaded = result.steps[1].tool_results[0].result
+    assert loaded == {
+        "success": True,
+        "message": 'Tool "get_weather" loaded successfully. It will be available on your '
+        "next turn.",
+        "toolName": "get_weather",
+    }
     assert "get_weather" in _offered(model, 2)
     assert calls == ["Oslo"]
     again = ScriptedModel(["hi"])
@@ -118,14 +126,14 @@ async def test_auto_load_and_unknown_names() -> None:
     store = InMemoryLoadedToolStore()
     search = ToolSearch(CATALOG, auto_load=True, top_k=2, store=store)
     context = RequestContext(thread_id="t")
-    hits = await search.search("exchange rate currency", context)
+    hits = (await search.search("exchange rate currency", context))["results"]
     assert hits[0]["name"] == "convert_currency"
     assert len(hits) <= 2
     assert "convert_currency" in await store.get("t")
     answer = await search.load("launch_rocket", context)
-    assert answer["loaded"] is False
-    assert "search_tools" in answer["error"]
-    chinese = await search.search("天氣", context)
+    assert answer["success"] is False
+    assert "search_tools" in answer["message"]
+    chinese = (await search.search("天氣", context))["results"]
     assert chinese[0]["name"] == "tianqi"
 
 
@@ -136,15 +144,15 @@ async def test_filter_and_injected_catalog() -> None:
 
     search = ToolSearch([get_weather, convert_currency], filter=no_money, inject_catalog=True)
     free = RequestContext({"plan": "free"}, thread_id="t")
-    assert await search.search("currency", free) == []
-    assert (await search.load("convert_currency", free))["loaded"] is False
+    assert (await search.search("currency", free))["results"] == []
+    assert (await search.load("convert_currency", free))["success"] is False
     model = ScriptedModel(["ok"])
     agent = Agent(id="a", model=model, instructions="Be helpful.", input_processors=[search])
     await agent.generate("hi", request_context=RequestContext({"plan": "free"}))
     system = [m["content"] for m in model.calls[0].prompt if m["role"] == "system"]
     assert system[0] == "Be helpful."
-    assert "get_weather" in system[1]
-    assert "convert_currency" not in system[1]
+    assert "get_weather" in system[-1]
+    assert "convert_currency" not in system[-1]
 
 
 def test_options_are_checked() -> None:
@@ -161,3 +169,82 @@ def test_options_are_checked() -> None:
 
     with pytest.raises(ConfigurationError, match="meta-tools"):
         ToolSearch([search_tools])
+
+
+@pytest.mark.asyncio
+async def test_a_model_prompted_the_mastra_way_loads_several_tools() -> None:
+    # issue 23: Mastra's toolNames argument, its answer shape and its guidance message
+    search = ToolSearch(CATALOG)
+    model = ScriptedModel(
+        [
+            Reply(
+                tool_calls=[
+                    ToolCallScript(
+                        "load_tool", {"toolNames": ["get_weather", "book_flight", "nope"]}
+                    )
+                ]
+            ),
+            Reply(tool_calls=[ToolCallScript("load_tool", {"toolNames": ["get_weather"]})]),
+            Reply(tool_calls=[ToolCallScript("load_tool", {})]),
+            "done",
+        ]
+    )
+    agent = Agent(id="a", model=model, input_processors=[search], max_steps=6)
+    result = await agent.generate("go", thread_id="th-mastra", resource_id="r")
+    first = result.steps[0].tool_results[0].result
+    assert first == {
+        "success": False,
+        "message": "Loaded: get_weather, book_flight — available on your next turn"
+        " | Not found: nope",
+        "loadedCount": 2,
+        "loaded": ["get_weather", "book_flight"],
+        "notFound": ["nope"],
+    }
+    second = result.steps[1].tool_results[0].result
+    assert second["alreadyLoaded"] == ["get_weather"]
+    assert second["success"] is True
+    assert result.steps[2].tool_results[0].result["success"] is False
+    system = [m["content"] for m in model.calls[0].prompt if m["role"] == "system"]
+    assert any("call load_tool with a toolName or toolNames array" in text for text in system)
+    assert {"book_flight", "get_weather"} <= set(_offered(model, 1))
+
+
+@pytest.mark.asyncio
+async def test_the_old_name_argument_still_loads_and_misspellings_get_suggestions() -> None:
+    search = ToolSearch(CATALOG)
+    context = RequestContext(thread_id="t-old")
+    load = search.meta_tools["load_tool"]
+    assert "name" in load.input_schema["properties"]
+    assert (await search.load("weather", context))["message"] == (
+        'Tool "weather" not found. Did you mean: get_weather?'
+    )
+    again = await search.load(["get_weather"], context)
+    assert again["loaded"] == ["get_weather"]
+
+
+@pytest.mark.asyncio
+async def test_auto_load_offers_no_load_tool_and_says_so() -> None:
+    search = ToolSearch(CATALOG, auto_load=True)
+    model = ScriptedModel(
+        [Reply(tool_calls=[ToolCallScript("search_tools", {"query": "flight ticket"})]), "ok"]
+    )
+    agent = Agent(id="a", model=model, input_processors=[search], max_steps=4)
+    result = await agent.generate("fly", thread_id="th-auto", resource_id="r")
+    assert _offered(model, 0) == ["search_tools"]
+    answer = result.steps[0].tool_results[0].result
+    assert answer["message"].startswith("Found and loaded")
+    assert "book_flight" in _offered(model, 1)
+    system = [m["content"] for m in model.calls[0].prompt if m["role"] == "system"]
+    assert any("there is no separate load step" in text for text in system)
+
+
+def test_the_name_boost_and_long_descriptions_are_mastras() -> None:
+    def long_one(x: str) -> str:
+        return x
+
+    long_one.__doc__ = "Weather " + "word " * 60
+    search = ToolSearch([get_weather, tool(long_one)])
+    hits = search.rank("weather", RequestContext())
+    assert hits[0]["name"] == "get_weather"  # the name contains a query word: +2
+    assert len(hits[1]["description"]) == 150
+    assert hits[1]["description"].endswith("...")
