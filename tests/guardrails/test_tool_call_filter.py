@@ -138,8 +138,8 @@ async def test_preserve_model_output_keeps_the_result_as_text(tmp_path: Path) ->
         if isinstance(m["content"], list)
         for part in m["content"]
     ]
-    assert "[weather] sunny in Oslo" in texts
-    assert "[clock] noon" in texts
+    assert "weather result:\nsunny in Oslo" in texts  # Mastra's form (issue 23)
+    assert "clock result:\nnoon" in texts
     assert _tool_ids(model.calls[0].prompt) == []
 
     def summary(name: str, args: Any, result: Any) -> str | None:
@@ -165,3 +165,46 @@ def test_options_are_checked() -> None:
         ToolCallFilter(preserve_model_output="yes")  # type: ignore[arg-type]
     unchanged = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
     assert ToolCallFilter().process_llm_request(prompt=unchanged, state={}) is None
+
+
+@pytest.mark.parametrize(
+    ("output", "text"),
+    [
+        ({"type": "text", "value": "sunny"}, "sunny"),
+        ({"type": "json", "value": {"city": "Oslo", "temp": 18}}, '{"city":"Oslo","temp":18}'),
+        ({"type": "json", "value": [1, "two"]}, "1\ntwo"),
+        ({"type": "json", "value": True}, "true"),
+        ({"type": "error-text", "value": "no such city"}, "no such city"),
+        (
+            {
+                "type": "content",
+                "value": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+            },
+            "a\nb",
+        ),
+        ({"type": "json", "value": {"name": "Zoë"}}, '{"name":"Zoë"}'),
+    ],
+)
+def test_the_model_output_becomes_text_as_mastra_writes_it(output: Any, text: str) -> None:
+    # issue 23: Mastra's modelOutput text, "<tool> result:\n<text>" in place of the pair
+    prompt: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "t", "input": {}}],
+        },
+        {
+            "role": "tool",
+            "content": [
+                {"type": "tool-result", "toolCallId": "c1", "toolName": "t", "output": output}
+            ],
+        },
+        {"role": "user", "content": "again"},
+    ]
+    answer = ToolCallFilter(preserve_model_output=True).process_llm_request(prompt=prompt, state={})
+    assert answer is not None
+    assert answer["prompt"][1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"t result:\n{text}"}],
+    }
+    assert [m["role"] for m in answer["prompt"]] == ["user", "assistant", "user"]

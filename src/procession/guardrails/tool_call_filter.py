@@ -9,8 +9,9 @@ turns), so the current run still sees the results it is working with.
 ``filter_after_tool_steps=n`` instead keeps the last ``n`` assistant messages that called
 tools and filters all older ones, this run's included. ``exclude`` limits the filter to some
 tool names (default: every tool). ``preserve_model_output`` puts a short text in place of a
-removed pair: the result as text (``True``) or what a function of ``(tool_name, args,
-result)`` returns. A message left empty is dropped.
+removed pair: ``True`` keeps the result as the model saw it, ``"<tool> result:\n<text>"`` as
+Mastra writes it, and a function of ``(tool_name, args, result)`` writes your own. A message
+left empty is dropped.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class ToolCallFilter(Processor):
         exclude: Tool names to filter (default: all tools; ``[]`` filters none, as in Mastra).
         filter_after_tool_steps: Keep the last ``n`` tool-calling assistant messages and
             filter the older ones (default ``None``: filter the calls of earlier turns only).
-        preserve_model_output: ``True`` to keep each removed result as text, or a function
+        preserve_model_output: ``True`` to keep each removed result's model output as
+            ``"<tool> result:\n<text>"`` (Mastra's form), or a function
             ``(tool_name, args, result) -> str | None``.
     """
 
@@ -127,14 +129,45 @@ class ToolCallFilter(Processor):
         return kept
 
     def _model_output(self, call: dict[str, Any], output: Any) -> str | None:
-        value = output.get("value") if isinstance(output, dict) else output
         name = str(call.get("toolName", ""))
         if callable(self.preserve_model_output):
+            value = output.get("value") if isinstance(output, dict) else output
             return self.preserve_model_output(name, call.get("input"), value)
-        if value is None:
-            return None
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        return f"[{name}] {shown}"
+        text = _model_output_text(output)
+        return f"{name} result:\n{text}" if text else None
+
+
+def _model_output_text(output: Any) -> str | None:
+    """A tool result's model-facing output (the prompt's ``output``) as text, by Mastra's
+    rules: a string as is, a typed part by its ``value`` or ``text``, a list line by line,
+    anything else as compact JSON."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, bool):
+        return "true" if output else "false"
+    if isinstance(output, int | float):
+        return _json(output)
+    if isinstance(output, list):
+        lines = [text for text in (_model_output_text(item) for item in output) if text]
+        return "\n".join(lines) or _json(output)
+    if isinstance(output, dict):
+        if output.get("type") == "text":
+            for field in ("value", "text"):
+                if isinstance(output.get(field), str):
+                    return str(output[field])
+        if "value" in output:
+            return _model_output_text(output["value"])
+        if isinstance(output.get("text"), str):
+            return str(output["text"])
+        return _json(output)
+    return None
+
+
+def _json(value: Any) -> str | None:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
 
 
 def _parts(message: dict[str, Any]) -> list[dict[str, Any]]:
