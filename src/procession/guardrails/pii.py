@@ -12,13 +12,15 @@ input messages and, before anything is stored, in the response messages.
 
 from __future__ import annotations
 
+import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from procession.chunks import Chunk
 from procession.errors import ConfigurationError
+from procession.guardrails._common.detection import call_back
 from procession.guardrails._common.options import (
     check_bool,
     check_callable,
@@ -27,6 +29,13 @@ from procession.guardrails._common.options import (
     check_number,
     check_str,
     check_str_list,
+)
+from procession.guardrails._common.pii_options import (
+    PLACEHOLDER_STYLES,
+    detection_report,
+    judge_options,
+    mastra_placeholder,
+    violation_report,
 )
 from procession.guardrails._redaction.detectors import Detection, detectors_for
 from procession.guardrails._redaction.redacting import STRATEGIES, RedactingProcessor, check_hold
@@ -92,7 +101,7 @@ class PIIDetector(RedactingProcessor):
             type but ``url`` and ``uuid``, plus the judged ones when a model is given).
         strategy: ``"redact"`` (default), ``"block"``, ``"warn"`` or ``"filter"``.
         redaction_method: ``"mask"`` (default, format-preserving), ``"hash"``, ``"remove"`` or
-            ``"placeholder"`` (``[EMAIL]``...).
+            ``"placeholder"`` (``[EMAIL]``, ``[CREDIT-CARD]``..., as Mastra's).
         preserve_format: Masks keep separators and the last digits (default True).
         threshold: The judge's confidence needed to count a detection (default 0.6).
         error_strategy: ``"strict"`` (default: a failed judge fails closed) or ``"warn"``.
@@ -105,6 +114,17 @@ class PIIDetector(RedactingProcessor):
         phone_regions: Regions phone numbers without a country code are checked against.
         buffer_size: With judged types, the most characters of streamed text judged at once
             (a sentence end also releases them; default 200).
+        include_detections: Add ``. Detections: N items`` to the ``block`` reason (Mastra's).
+        on_detection: Called (sync or async; an exception is logged) with Mastra's report
+            ``{"detectionResult": {"categories", "detections"}, "input", "flagged",
+            "strategyApplied"}`` for each input message checked, flagged or not, and for each
+            detection in the output and in judged text.
+        structured_output_options: Mastra's options of the judge's structured answer:
+            ``errorStrategy`` (``"strict"``/``"warn"``), ``instructions`` (added to the
+            judge's), ``jsonPromptInjection`` (accepted: the judge always asks in the prompt).
+        provider_options: Provider options for the judge's model call (needs ``model``).
+        placeholder_style: ``"mastra"`` (default: ``[CREDIT-CARD]``, ``[API-KEY]``) or
+            ``"underscore"`` (``[CREDIT_CARD]``, ``[AWS_KEY]``, the form before issue 23).
     """
 
     id = "pii-detector"
@@ -127,6 +147,11 @@ class PIIDetector(RedactingProcessor):
         tool_chunks: bool = True,
         phone_regions: Sequence[str] | None = None,
         buffer_size: int = 200,
+        include_detections: bool = False,
+        on_detection: Callable[[dict[str, Any]], Any] | None = None,
+        structured_output_options: Mapping[str, Any] | None = None,
+        provider_options: Mapping[str, Any] | None = None,
+        placeholder_style: str = "mastra",
     ) -> None:
         owner = "PIIDetector"
         known = PII_OFFLINE_TYPES + PII_JUDGED_TYPES
@@ -156,6 +181,17 @@ class PIIDetector(RedactingProcessor):
         self.hold = check_hold(owner, hold)
         self.buffer_size = check_int(owner, "buffer_size", buffer_size, 1)
         self._callback = check_callable(owner, "on_violation", on_violation)
+        self.include_detections = check_bool(owner, "include_detections", include_detections)
+        self.on_detection = check_callable(owner, "on_detection", on_detection)
+        self.placeholder_style = check_choice(
+            owner, "placeholder_style", placeholder_style, PLACEHOLDER_STYLES
+        )
+        if self.on_detection is not None:
+            self._user_callback = self._callback
+            self._callback = self._report_violation
+        error_strategy, extra = judge_options(owner, structured_output_options, error_strategy)
+        if provider_options is not None and model is None:
+            raise ConfigurationError(f"{owner}: provider_options need a model= to be sent to")
         offline = tuple(
             dict.fromkeys(
                 k
@@ -170,11 +206,14 @@ class PIIDetector(RedactingProcessor):
         if judged:
             assert model is not None
             text = instructions if instructions is not None else _instructions(judged)
+            if extra:
+                text = f"{text}\n\n{extra}"
             self.judge = Judge(
                 model,
                 processor_id=self.id,
                 instructions=check_str(owner, "instructions", text),
                 error_strategy=check_error_strategy(owner, error_strategy),
+                provider_options=provider_options,
             )
         self._judged = judged
         if not judged and type(self).process_output_stream is PIIDetector.process_output_stream:
@@ -182,13 +221,48 @@ class PIIDetector(RedactingProcessor):
             vars(self)["process_output_stream"] = super().process_output_stream
 
     def replacement(self, detection: Detection) -> str:
-        """The redacted form under ``redaction_method``."""
+        """The redacted form under ``redaction_method`` (placeholders as Mastra's by default)."""
+        if (
+            self.redaction_method == "placeholder"
+            and self.placeholder_style == "mastra"
+            and not detection.type.startswith("+")
+        ):
+            return mastra_placeholder(detection)
         return redact_value(detection, self.redaction_method, preserve_format=self.preserve_format)
 
     def block_reason(self, detections: Sequence[Detection], where: str) -> str:
-        """``PII detected. Types: ...`` (Mastra's wording)."""
+        """``PII detected. Types: ...`` (Mastra's wording; with ``include_detections`` also
+        ``. Detections: N items``)."""
         kinds = ", ".join(dict.fromkeys(d.type.lstrip("+") for d in detections))
-        return f"PII detected in {where}. Types: {kinds}"
+        reason = f"PII detected in {where}. Types: {kinds}"
+        if self.include_detections:
+            count = sum(1 for d in detections if not d.type.startswith("+"))
+            reason += f". Detections: {count} items"
+        return reason
+
+    async def _report_violation(self, violation: ProcessorViolation[Any]) -> None:
+        """``on_violation`` and, for output and judged text, ``on_detection``."""
+        detail = violation.detail if isinstance(violation.detail, dict) else {}
+        if detail.get("channel") != "input":
+            await call_back(
+                self.on_detection, violation_report(detail, self.strategy), "on_detection"
+            )
+        if self._user_callback is not None:
+            answer = self._user_callback(violation)
+            if inspect.isawaitable(answer):
+                await answer
+
+    async def _report_inputs(self, messages: Sequence[Any]) -> None:
+        """``on_detection`` for each input message, as Mastra's (its text parts joined)."""
+        for message in messages:
+            texts = [p.text for p in message.content.parts if isinstance(p, TextPart)]
+            text = " ".join(texts).strip()
+            if not text:
+                continue
+            report = detection_report(
+                text, self.engine.scan(text), self.strategy, values=self.include_redacted_values
+            )
+            await call_back(self.on_detection, report, "on_detection")
 
     def process_output_stream(self, *, part: Chunk, state: dict[str, Any], abort: Any) -> Any:
         """Offline types as they stream; with judged types, text is also judged per sentence
@@ -237,6 +311,8 @@ class PIIDetector(RedactingProcessor):
 
     async def process_input(self, *, messages: list[Any], abort: Any) -> Any:
         """Offline detection on every input message; the judge on the chosen ones."""
+        if self.on_detection is not None:
+            await self._report_inputs(messages)
         if self._judged:
             await self._judge_messages(select_messages(messages, self.last_message_only), abort)
         result = self.redact_messages(messages, abort, "input")
