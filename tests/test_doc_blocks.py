@@ -120,7 +120,6 @@ def _runs(block: Block) -> bool:
 
 PENDING = frozenset(
     {
-        "docs/guardrails/output.md",
         "docs/guardrails/prompt-injection.md",
         "docs/guardrails/tools.md",
         "docs/memory.md",
