@@ -120,8 +120,6 @@ def _runs(block: Block) -> bool:
 
 PENDING = frozenset(
     {
-        "docs/guardrails/prompt-injection.md",
-        "docs/guardrails/tools.md",
         "docs/memory.md",
         "docs/providers-anthropic-google.md",
         "docs/providers.md",
