@@ -120,7 +120,6 @@ def _runs(block: Block) -> bool:
 
 PENDING = frozenset(
     {
-        "docs/memory.md",
         "docs/providers-anthropic-google.md",
         "docs/providers.md",
         "docs/scaling.md",
