@@ -8,6 +8,9 @@ A block that needs PostgreSQL says ``<!-- needs: postgres -->``: it runs when
 ``PROCESSION_TEST_POSTGRES_DSN`` is set (exported to it as ``PROCESSION_POSTGRES_DSN``, the
 variable the docs read) and is only parsed otherwise.
 
+A page that links a script it uses (``[weather_server.py](examples/weather_server.py)``) gets a
+copy of it in the working directory, as a reader saves it next to their own script.
+
 Shell blocks: each ``procession ...`` command parses with the real command line's parser, and
 each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``.
 JavaScript blocks import only packages that ``tests/js/package.json`` pins.
@@ -37,6 +40,7 @@ MAX_FRAGMENTS = 8
 """The few blocks that may be parsed only (the test lists them when there are more)."""
 PAGE_TIMEOUT = 150.0
 OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<lang>[\w+-]*)[^\n]*$")
+COMPANION = re.compile(r"\]\((?P<path>examples/[\w-]+\.py)\)")
 MARK = re.compile(r"^\s*<!--\s*(?P<kind>fragment|needs)\s*:\s*(?P<why>.*?)\s*-->\s*$")
 KEYS = (
     "OPENAI_API_KEY",
@@ -127,7 +131,6 @@ PENDING = frozenset(
         "docs/storage.md",
         "docs/studio.md",
         "docs/testing.md",
-        "docs/tools.md",
     }
 )
 """Pages whose blocks do not run yet (strict: a page that starts to run must leave the set)."""
@@ -164,6 +167,14 @@ def _environment(home: Path) -> dict[str, str]:
     return env
 
 
+def _copy_companions(page: Path, into: Path) -> None:
+    """Copy the scripts a page links (``](examples/x.py)``) into the blocks' working directory."""
+    for found in COMPANION.finditer(page.read_text()):
+        source = page.parent / found["path"]
+        if source.is_file():
+            (into / source.name).write_bytes(source.read_bytes())
+
+
 @pytest.mark.parametrize("page", PYTHON_PAGES)
 def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -> None:
     page_blocks = [b for b in blocks(ROOT / page) if b.lang in PYTHON]
@@ -174,6 +185,7 @@ def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -
         pytest.skip(f"{page}: every block is a fragment or needs PostgreSQL")
     (tmp_path / "home").mkdir()
     (tmp_path / "cwd").mkdir()
+    _copy_companions(ROOT / page, tmp_path / "cwd")
     (tmp_path / "blocks.json").write_text(json.dumps(running))
     (tmp_path / "runner.py").write_text(RUNNER)
     done = subprocess.run(
