@@ -174,12 +174,12 @@ def test_the_home_page_example_runs() -> None:
     code = re.search(r"```python\n(.*?)```", (DOCS / "index.md").read_text(), re.S)
     assert code is not None
     model = ScriptedModel([Reply(text=["Order A-1001 shipped; card 4111 1111 1111 1111."])])
-    register_model("openai/gpt-5-mini", model)
+    register_model("local/smollm2", model)
     try:
         namespace: dict[str, object] = {"__name__": "docs_index"}
         exec(compile(code.group(1), str(DOCS / "index.md"), "exec"), namespace)
     finally:
-        register_model("openai/gpt-5-mini", None)
+        register_model("local/smollm2", None)
     text = getattr(namespace["result"], "text", None)
     assert text == "Order A-1001 shipped; card [REDACTED]."
 
