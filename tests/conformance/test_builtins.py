@@ -40,6 +40,7 @@ DIFFERENCES: dict[str, dict[str, tuple[str, str]]] = {
             "word-joiner",
             "tag-smuggling",
             "selector-run",
+            "arabic-rlm",
         )
     }
     | {"raw/trim-bom": ("0335", "a BOM inside kept text is invisible text too")},
@@ -179,9 +180,9 @@ def test_the_counts() -> None:
     equal = total - sum(listed.values())
     # issue 23's closing note quotes these: keep them in step with the tables above.
     assert (total, equal, listed["defects"], listed["differences"], listed["known"]) == (
-        165,
-        114,
+        206,
+        151,
         6,
-        44,
+        48,
         1,
     )
