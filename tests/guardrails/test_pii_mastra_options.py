@@ -42,7 +42,7 @@ async def test_include_detections_counts_them_in_the_block_reason_as_mastra() ->
         result = await Agent(id="a", model=model, input_processors=[pii]).generate(text)
         assert result.tripwire is not None
         assert result.tripwire["reason"].endswith(tail)
-        assert result.tripwire["reason"].startswith("PII detected in input. Types: email")
+        assert result.tripwire["reason"].startswith("PII detected. Types: email")
 
 
 @pytest.mark.asyncio

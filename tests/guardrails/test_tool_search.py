@@ -248,3 +248,16 @@ def test_the_name_boost_and_long_descriptions_are_mastras() -> None:
     assert hits[0]["name"] == "get_weather"  # the name contains a query word: +2
     assert len(hits[1]["description"]) == 150
     assert hits[1]["description"].endswith("...")
+
+
+@pytest.mark.asyncio
+async def test_a_model_still_using_name_loads_its_tool() -> None:
+    # the argument before issue 23 stays an alias of toolName
+    search = ToolSearch(CATALOG)
+    model = ScriptedModel(
+        [Reply(tool_calls=[ToolCallScript("load_tool", {"name": "book_flight"})]), "ok"]
+    )
+    agent = Agent(id="a", model=model, input_processors=[search], max_steps=4)
+    result = await agent.generate("fly", thread_id="th-alias", resource_id="r")
+    assert result.steps[0].tool_results[0].result["success"] is True
+    assert "book_flight" in _offered(model, 1)

@@ -231,10 +231,14 @@ class PIIDetector(RedactingProcessor):
         return redact_value(detection, self.redaction_method, preserve_format=self.preserve_format)
 
     def block_reason(self, detections: Sequence[Detection], where: str) -> str:
-        """``PII detected. Types: ...`` (Mastra's wording; with ``include_detections`` also
-        ``. Detections: N items``)."""
+        """Mastra's wording: ``PII detected. Types: ...`` (with ``include_detections`` also
+        ``. Detections: N items``), ``PII detected in streaming content. Types: ...`` on the
+        stream; other places (tool arguments, results) are named."""
         kinds = ", ".join(dict.fromkeys(d.type.lstrip("+") for d in detections))
-        reason = f"PII detected in {where}. Types: {kinds}"
+        if where.startswith("streamed"):
+            return f"PII detected in streaming content. Types: {kinds}"
+        place = "" if where in ("input", "content") else f" in {where}"
+        reason = f"PII detected{place}. Types: {kinds}"
         if self.include_detections:
             count = sum(1 for d in detections if not d.type.startswith("+"))
             reason += f". Detections: {count} items"
