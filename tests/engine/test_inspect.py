@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import pytest
 
-from procession import Chunk
+from procession import Chunk, StreamRedactor
 from procession.testing import Reply, ScriptedModel
 
 from .helpers import agent, collect
@@ -31,6 +31,25 @@ class Upper:
         return None
 
 
+class HoldAll:
+    """Holds every text delta back and releases the text unchanged at ``text-end``."""
+
+    id = "hold-all"
+
+    def process_output_stream(self, *, part: Chunk, state: dict[str, Any], **_: Any) -> Any:
+        if part.type == "text-delta":
+            state["held"] = state.get("held", "") + part.payload["text"]
+            return None
+        if part.type == "text-end" and state.get("held"):
+            held = Chunk("text-delta", {"id": part.payload.get("id"), "text": state.pop("held")})
+            return [held, part]
+        return part
+
+
+def _notes(chunks: list[Chunk], hook: str = "process_output_stream") -> list[dict[str, Any]]:
+    return [c.data for c in chunks if c.type == "data-procession-hook" and c.data["hook"] == hook]
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("release", ["live", "step"])
 async def test_notes_say_what_each_processor_did(release: Literal["live", "step"]) -> None:
@@ -39,18 +58,51 @@ async def test_notes_say_what_each_processor_did(release: Literal["live", "step"
     chunks = await collect(bot.stream("x", inspect=True, release=release))
     notes = [c for c in chunks if c.type == "data-procession-hook"]
     assert all(n.transient for n in notes)
-    stream_notes = [n.data for n in notes if n.data["hook"] == "process_output_stream"]
-    assert [(n["action"], n["before"], n["after"]) for n in stream_notes] == [
-        ("replaced", "secret", "***"),
-        ("dropped", "noise", None),
-    ]
-    (input_note,) = [n.data for n in notes if n.data["hook"] == "process_input"]
+    # One note for the changed region of the text: where, how long, what the client got
+    # instead; never the text that was removed.
+    (changed,) = _notes(chunks)
+    assert {k: changed[k] for k in ("action", "stream", "start", "length", "after")} == {
+        "action": "replaced",
+        "stream": "text",
+        "start": 2,
+        "length": len("secretnoise"),
+        "after": "***",
+    }
+    assert "secret" not in json.dumps(changed)
+    (input_note,) = _notes(chunks, "process_input")
     assert (input_note["processorId"], input_note["action"]) == ("upper", "kept")
     assert input_note["durationMs"] >= 0
     for note in notes:
         json.dumps(note.to_dict())  # D33
     texts = "".join(c.payload["text"] for c in chunks if c.type == "text-delta")
     assert texts == "a *** b"
+
+
+@pytest.mark.asyncio
+async def test_text_held_back_and_released_unchanged_gets_no_note() -> None:
+    model = ScriptedModel([Reply(text=["Here is a full ", "sentence ", "for you."])])
+    bot = agent(model, output_processors=[HoldAll(), StreamRedactor()])
+    chunks = await collect(bot.stream("x", inspect=True))
+    assert _notes(chunks) == []
+    texts = "".join(c.payload["text"] for c in chunks if c.type == "text-delta")
+    assert texts == "Here is a full sentence for you."
+
+
+@pytest.mark.asyncio
+async def test_one_note_per_redaction_with_its_type_and_position_never_the_value() -> None:
+    card, mail = "4111 1111 1111 1111", "bob@example.com"
+    deltas = ["Write to ", mail[:5], mail[5:], ", card ", card[:7], card[7:12], card[12:], "."]
+    bot = agent(ScriptedModel([Reply(text=deltas)]), output_processors=[StreamRedactor()])
+    chunks = await collect(bot.stream("x", inspect=True))
+    notes = _notes(chunks)
+    text = "".join(deltas)
+    assert [(n["action"], n["type"], n["start"], n["length"]) for n in notes] == [
+        ("redacted", "email", text.index(mail), len(mail)),
+        ("redacted", "card", text.index(card), len(card)),
+    ]
+    wire = json.dumps(notes)
+    for value in (card, mail, "4111", "bob@"):
+        assert value not in wire
 
 
 @pytest.mark.asyncio

@@ -315,12 +315,12 @@ async function readEvents(body, onChunk) {
   }
 }
 
-function brief(value) {
-  if (value === null || value === undefined) return "nothing";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return value.map(brief).join(" + ") || "nothing";
-  if (typeof value === "object" && value.type) return `<${value.type}>`;
-  return JSON.stringify(value);
+// Where a stream note's change is: the stream (text, reasoning, a tool call's arguments),
+// the character it starts at and how many it covered. Never the text that was removed.
+function where(data) {
+  const stream = data.stream && data.stream !== "text" ? `${data.stream} ` : "";
+  const count = data.length === 1 ? "1 char" : `${data.length} chars`;
+  return `${stream}at ${data.start} (${count})`;
 }
 
 class Turn {
@@ -402,12 +402,10 @@ class Turn {
     row.dataset.processor = data.processorId || "";
     row.dataset.hook = data.hook || "";
     row.append(el("span", "action", action), el("span", "proc", data.processorId), el("span", "hook", data.hook));
-    if (data.chunkType && data.chunkType !== "text-delta") row.append(el("span", "hook", data.chunkType));
-    if (action === "replaced" || action === "expanded") {
-      row.append(el("span", "before", brief(data.before)), el("span", "arrow", "→"), el("span", "after", brief(data.after)));
-    } else if (action === "dropped") {
-      row.append(el("span", "before", brief(data.before)));
-    }
+    if (data.chunkType) row.append(el("span", "hook", `<${data.chunkType}>`));
+    if (data.type) row.append(el("span", "kind", data.type));
+    if (data.start !== undefined) row.append(el("span", "where", where(data)));
+    if (data.after !== undefined) row.append(el("span", "arrow", "→"), el("span", "after", JSON.stringify(data.after)));
     if (data.durationMs !== undefined) row.append(el("span", "ms", ms(data.durationMs)));
     this.currentNotes().append(row);
   }
