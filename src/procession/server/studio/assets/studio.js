@@ -22,6 +22,14 @@ const state = {
 
 const $ = (id) => document.getElementById(id);
 
+// Where the app is mounted: this module is served at <root>/studio/assets/studio.js, so
+// the API is reached relative to it, whatever prefix the app sits under (Mount("/ai", ...)).
+const ROOT = new URL("../../", import.meta.url);
+
+function at(path) {
+  return new URL(path.replace(/^\//, ""), ROOT).href;
+}
+
 function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -70,7 +78,7 @@ async function failure(response) {
 }
 
 async function api(path, init = {}) {
-  const response = await fetch(path, { ...init, headers: headers(Boolean(init.body)) });
+  const response = await fetch(at(path), { ...init, headers: headers(Boolean(init.body)) });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -267,7 +275,7 @@ async function send(text) {
   $("send").disabled = true;
   $("stop").hidden = false;
   try {
-    const response = await fetch(`/api/agents/${encodeURIComponent(agentId)}/stream`, {
+    const response = await fetch(at(`/api/agents/${encodeURIComponent(agentId)}/stream`), {
       method: "POST",
       headers: headers(true),
       body: JSON.stringify(requestBody(agentId, text)),
