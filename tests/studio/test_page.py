@@ -76,6 +76,12 @@ def test_a_run_s_timeline_shows_every_hook_call_with_its_outcome(page: Any, stud
     hook = timeline.locator('.span-row[data-span="process_output_step not-too-short"]')
     expect(hook).to_have_count(3)  # step 0, step 1 (retried), step 1 again
     expect(hook.nth(1).locator(".outcome")).to_have_text("retry")
+    # The retry's row reads as a retry with its reason, not as a tripwire (issue 24).
+    expect(hook.nth(1).locator(".event")).to_have_text(
+        "retry asked by not-too-short: Answer in a full sentence."
+    )
+    expect(hook.nth(1).locator(".event")).to_have_class("event retry")
+    expect(timeline.locator(".event.tripwire", has_text="not-too-short")).to_have_count(0)
     audit = timeline.locator('.span-row[data-span="process_output_result audit"]')
     expect(audit.locator(".outcome")).to_have_text("tripwire")
     expect(audit.locator(".event")).to_contain_text("A card number reached the answer")

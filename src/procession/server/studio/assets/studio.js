@@ -703,6 +703,19 @@ function renderTimeline(timeline) {
   }
 }
 
+// A span's event as a line: a hook's abort that asked for a retry (and got one) is a retry,
+// not a tripwire; an abort that blocked the run, a retry none was left for included, is one.
+function eventLine(event, hook) {
+  const attributes = event.attributes;
+  const who = attributes.processor_id || "a processor";
+  const reason = attributes.reason || "";
+  let kind = event.name.replace("procession.", "");
+  if (kind === "tripwire" && attributes.retry && hook && hook.outcome === "retry") kind = "retry";
+  if (kind === "retry") return el("span", "event retry", `retry asked by ${who}: ${reason}`);
+  const extra = kind === "tripwire" && attributes.retry ? " (asked for a retry, none left)" : "";
+  return el("span", `event ${kind}`, `${kind} by ${who}${extra}: ${reason}`);
+}
+
 function spanRow(span, hook, total) {
   const kind = spanKind(span);
   const row = el("div", `span-row k-${kind}`);
@@ -721,11 +734,7 @@ function spanRow(span, hook, total) {
   if (hook && hook.calls !== null) {
     name.append(el("span", "counts", ` ${hook.calls} chunks: ${hook.kept} kept, ${hook.replaced} replaced, ${hook.dropped} dropped`));
   }
-  for (const event of span.events) {
-    const kindName = event.name.replace("procession.", "");
-    const who = event.attributes.processor_id || "";
-    name.append(el("span", `event ${kindName}`, `${kindName} by ${who}: ${event.attributes.reason || ""}`));
-  }
+  for (const event of span.events) name.append(eventLine(event, hook));
   name.title = span.name;
   const track = el("div", "track");
   const fill = el("div", "fill");
