@@ -143,7 +143,7 @@ async function boot() {
   $("resource").value = sessionStorage.getItem(RESOURCE) || "";
   $("inspect-hint").textContent = session.inspect
     ? ""
-    : "processor notes are off on this server (create_app(allow_inspect=True))";
+    : "processor notes are off on this server: create_app(allow_inspect=True) or procession serve --allow-inspect";
   renderAgents();
   const hash = new URLSearchParams(location.hash.slice(1));
   const wanted = hash.get("agent");
