@@ -7,10 +7,10 @@ from typing import Any, Literal
 
 import pytest
 
-from procession import Chunk, StreamRedactor
+from procession import Chunk, StreamRedactor, tool
 from procession.testing import Reply, ScriptedModel
 
-from .helpers import agent, collect
+from .helpers import agent, collect, tool_call
 
 
 class Hide:
@@ -110,3 +110,27 @@ async def test_without_inspect_there_are_no_notes() -> None:
     model = ScriptedModel([Reply(text=["a ", "secret"])])
     chunks = await collect(agent(model, output_processors=[Hide()]).stream("x"))
     assert not [c for c in chunks if c.type == "data-procession-hook"]
+
+
+@pytest.mark.asyncio
+async def test_fragments_of_a_card_the_run_saw_are_noted_as_card_redactions() -> None:
+    card = "4111 1111 1111 1111"
+
+    @tool
+    def find_order(order_id: str) -> dict[str, str]:
+        """Find an order."""
+        return {"card": card, "status": "refunded"}
+
+    text = ["Order found, refunded to card ", "4111 1111 ", "(ending 1111)."]
+    model = ScriptedModel([tool_call("find_order", {"order_id": "A-1"}), Reply(text=text)])
+    bot = agent(model, tools=[find_order], output_processors=[StreamRedactor()])
+    chunks = await collect(bot.stream("x", inspect=True))
+    said = "".join(text)
+    texts = [n for n in _notes(chunks) if n.get("stream") == "text"]
+    assert [(n["action"], n["type"], n["start"], n["length"]) for n in texts] == [
+        ("redacted", "card", said.index("4111"), len("4111 1111 ") - 1),
+        ("redacted", "card", said.index("1111)"), 4),
+    ]
+    (result,) = [n for n in _notes(chunks) if n.get("chunkType") == "tool-result"]
+    assert result["action"] == "replaced"
+    assert "4111" not in json.dumps(_notes(chunks))

@@ -9,8 +9,8 @@ out, and at the stream's end compares the two:
 
 - nothing, when they are equal (text that was only held back and released);
 - one ``redacted`` note per detection when the hook's processor can say where it redacts
-  (``redaction_spans(text)``, as the redacting guardrails do): its type and position, never
-  the value;
+  (``redaction_spans(text, state)``, as the redacting guardrails do; ``state`` is the hook's
+  ``state`` dict, or ``None``): its type and position, never the value;
 - else one note for the changed region: ``replaced``, ``dropped`` or ``inserted``, with its
   position and the text the client got instead (never the text that was removed).
 
@@ -170,7 +170,7 @@ class StreamWatch:
         if not callable(spans):
             return []
         try:
-            found = spans(text)
+            found = spans(text, self.hook.static.get("state"))
         except Exception:  # a viewer's note never fails the run
             return []
         return [
