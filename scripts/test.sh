@@ -17,6 +17,7 @@ if [ ! -f tests/js/node_modules/.package-lock.json ] \
     || echo "npm ci failed in tests/js: the JavaScript-client tests will fail" >&2
 fi
 bash scripts/browser.sh
+bash scripts/terminal.sh
 if [ -z "${PROCESSION_TEST_POSTGRES_DSN:-}" ] && [ -f .pgdata/dsn ]; then
   PROCESSION_TEST_POSTGRES_DSN="$(cat .pgdata/dsn)"
   export PROCESSION_TEST_POSTGRES_DSN

@@ -74,7 +74,8 @@ def test_assets_are_cached_by_etag_and_unknown_files_are_404(guarded: Served) ->
 def test_inspect_is_refused_where_not_allowed_and_on_generate(guarded: Served) -> None:
     refused = _stream(guarded.url, ALICE, inspect=True)
     assert refused.status_code == 403
-    assert "allow_inspect" in refused.json()["error"]
+    assert "create_app(allow_inspect=True)" in refused.json()["error"]
+    assert "procession serve --allow-inspect" in refused.json()["error"]
     generate = httpx.post(
         f"{guarded.url}/api/agents/echo/generate",
         json={"messages": "hi", "inspect": True},
@@ -116,7 +117,11 @@ def test_the_page_asks_for_the_credential_and_then_shows_the_caller(
     page.fill("#credential", KEY)
     page.click("#sign-in-form button")
     expect(page.locator("#who")).to_have_text("signed in as alice")
-    expect(page.locator("#inspect-hint")).to_contain_text("processor notes are off")
+    # The hint names both ways to turn the notes on (issue 24).
+    expect(page.locator("#inspect-hint")).to_have_text(
+        "processor notes are off on this server: create_app(allow_inspect=True) "
+        "or procession serve --allow-inspect"
+    )
     screenshot(page, "studio-signed-in.png")
     page.click('.tabs [data-tab="runs"]')
     expect(page.locator("#runs tbody tr").first).to_be_visible()

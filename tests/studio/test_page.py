@@ -29,14 +29,16 @@ def test_the_chat_shows_a_redaction_a_retry_and_a_tripwire_inline(
     expect(page.locator("#agent-head h1")).to_have_text("Support")
     turn = _send(page, FIRST)
     screenshot(page, "studio-chat.png")
-    # The redaction on the live stream, by StreamRedactor: the chunks holding the card are
-    # held back (dropped) and the end of the text brings the redacted text (expanded); a
-    # short answer is scanned once, at its end (decision 0261).
-    held = turn.locator('.note.dropped[data-processor="stream-redactor"]')
-    expect(held.first).to_be_visible()
-    assert any(CARD in text for text in held.all_inner_texts())
-    released = turn.locator('.note.expanded[data-processor="stream-redactor"]')
-    assert any("card [REDACTED] was charged." in text for text in released.all_inner_texts())
+    # The redaction on the live stream, by StreamRedactor: one note, its type and position,
+    # never the value; the hold-and-release that did it is not shown (issue 24).
+    redactor = turn.locator('.note:not(.kept)[data-processor="stream-redactor"]')
+    expect(redactor).to_have_count(1)
+    redacted = turn.locator('.note.redacted[data-processor="stream-redactor"]')
+    answer = f"Order A-1001 shipped; card {CARD} was charged."
+    expect(redacted.locator(".kind")).to_have_text("card")
+    expect(redacted.locator(".where")).to_have_text(f"at {answer.index(CARD)} ({len(CARD)} chars)")
+    for text in turn.locator(".note").all_inner_texts():
+        assert "4111" not in text
     expect(turn.locator(".text").last).to_contain_text("card [REDACTED] was charged.")
     assert CARD not in turn.locator(".text").last.inner_text()
     # The retry, with its reason, on the rejected attempt; the next attempt is labelled so.
@@ -74,6 +76,12 @@ def test_a_run_s_timeline_shows_every_hook_call_with_its_outcome(page: Any, stud
     hook = timeline.locator('.span-row[data-span="process_output_step not-too-short"]')
     expect(hook).to_have_count(3)  # step 0, step 1 (retried), step 1 again
     expect(hook.nth(1).locator(".outcome")).to_have_text("retry")
+    # The retry's row reads as a retry with its reason, not as a tripwire (issue 24).
+    expect(hook.nth(1).locator(".event")).to_have_text(
+        "retry asked by not-too-short: Answer in a full sentence."
+    )
+    expect(hook.nth(1).locator(".event")).to_have_class("event retry")
+    expect(timeline.locator(".event.tripwire", has_text="not-too-short")).to_have_count(0)
     audit = timeline.locator('.span-row[data-span="process_output_result audit"]')
     expect(audit.locator(".outcome")).to_have_text("tripwire")
     expect(audit.locator(".event")).to_contain_text("A card number reached the answer")
@@ -94,7 +102,10 @@ def test_a_thread_opens_with_its_stored_messages(page: Any, studio: Served) -> N
     page.goto(f"{studio.url}/studio#agent=support")
     expect(page.locator("#thread")).not_to_have_value("")  # the page has booted
     thread = page.input_value("#thread")
-    _send(page, SECOND)
+    turn = _send(page, SECOND)
+    # Text the redactor held back and released unchanged gets no note (issue 24).
+    expect(turn.locator(".text")).to_have_text(CLEAN)
+    expect(turn.locator('.note:not(.kept)[data-processor="stream-redactor"]')).to_have_count(0)
     page.click('.tabs [data-tab="threads"]')
     item = page.locator(f'#threads li[data-thread="{thread}"]')
     for _ in range(50):  # memory may finish storing the turn just after its stream ended
@@ -147,5 +158,6 @@ def test_the_ai_sdk_chat_route_sends_processor_notes_when_asked(studio: Served) 
     assert not [e for e in plain if e["type"] == "data-procession-hook"]
     notes = [e["data"] for e in inspected if e["type"] == "data-procession-hook"]
     assert {"processorId": "audit", "action": "tripwire"}.items() <= notes[-1].items()
-    redactor = {n["action"] for n in notes if n["processorId"] == "stream-redactor"}
-    assert {"dropped", "expanded"} <= redactor  # held back, then released redacted
+    redactor = [n for n in notes if n["processorId"] == "stream-redactor" and n["action"] != "kept"]
+    assert [(n["action"], n["type"]) for n in redactor] == [("redacted", "card")]
+    assert "4111" not in json.dumps(notes)

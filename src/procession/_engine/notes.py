@@ -4,7 +4,9 @@ Studio shows a run's live stream with each processor's work inline. The client s
 processed chunks, so with ``inspect=True`` the run also sends a transient
 ``data-procession-hook`` chunk (never stored, never held, D31) each time:
 
-- a ``process_output_stream`` hook dropped a chunk, replaced it, or turned it into several;
+- a ``process_output_stream`` hook changed the text it passed on (one note per redaction,
+  its type and position, never the value; nothing for text only held back and released:
+  :mod:`procession._engine.stream_notes`), or replaced or dropped another chunk;
 - any other hook returned, with what it did (``kept``, ``replaced``, ``retry``, ``tripwire``)
   and how long it took.
 
@@ -15,11 +17,11 @@ this runs, and the stream hooks' bound callers are not wrapped.
 
 from __future__ import annotations
 
-import inspect as _inspect_module
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from procession._engine.stream_notes import StreamWatch
 from procession.chunks import Chunk
 
 if TYPE_CHECKING:
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from procession._engine.state import Attempt, RunState
     from procession.results import StepResult, ToolCallInfo
 
-__all__ = ["HOOK_NOTE", "StudioNotes", "hook_note", "watch_stream_hooks"]
+__all__ = ["HOOK_NOTE", "StudioNotes", "hook_note", "send_note", "watch_stream_hooks"]
 
 HOOK_NOTE = "data-procession-hook"
 """The type of the transient chunks that say what a processor did."""
@@ -80,51 +82,10 @@ class StudioNotes:
 
 
 def watch_stream_hooks(state: RunState, hooks: Sequence[StreamHook]) -> None:
-    """Report what each stream hook does to each chunk it changes."""
+    """Report what each stream hook changed in the text it passed on (see
+    :mod:`procession._engine.stream_notes`)."""
     for hook in hooks:
-        hook.wrap(lambda watched, call: _watched(state, watched, call))
-
-
-def _watched(
-    state: RunState, hook: StreamHook, call: Callable[[Chunk], Any]
-) -> Callable[[Chunk], Any]:
-    if hook.is_async:
-
-        async def watched_async(part: Chunk) -> Any:
-            out = await call(part)
-            if out is not part:
-                _note_chunk(state, hook, part, out)
-            return out
-
-        return watched_async
-
-    def watched(part: Chunk) -> Any:
-        out = call(part)
-        if out is not part and not _inspect_module.isawaitable(out):
-            _note_chunk(state, hook, part, out)
-        return out
-
-    return watched
-
-
-def _note_chunk(state: RunState, hook: StreamHook, part: Chunk, out: Any) -> None:
-    after: Any
-    if out is None:
-        action, after = "dropped", None
-    elif isinstance(out, list):
-        action, after = "expanded", [_brief(c) for c in out if isinstance(c, Chunk)]
-    else:
-        action, after = "replaced", _brief(out) if isinstance(out, Chunk) else repr(out)[:200]
-    data = {
-        "processorId": hook.processor_id,
-        "processorIndex": hook.index,
-        "hook": hook.name,
-        "action": action,
-        "chunkType": part.type,
-        "before": _brief(part),
-        "after": after,
-    }
-    _send(state, data)
+        hook.wrap(StreamWatch(hook, lambda data: send_note(state, data)).around)
 
 
 def hook_note(state: RunState, hook: Hook, outcome: str, started: float) -> None:
@@ -136,17 +97,11 @@ def hook_note(state: RunState, hook: Hook, outcome: str, started: float) -> None
         "action": outcome,
         "durationMs": round((time.perf_counter() - started) * 1000, 3),
     }
-    _send(state, data)
+    send_note(state, data)
 
 
-def _send(state: RunState, data: dict[str, Any]) -> None:
+def send_note(state: RunState, data: dict[str, Any]) -> None:
+    """Queue a transient note chunk with ``data`` for the client."""
     note = Chunk.data_chunk(HOOK_NOTE, data, transient=True)
     note.run_id = state.run_id
     state.emitter.ready.append(note)
-
-
-def _brief(chunk: Chunk) -> Any:
-    """A chunk as a viewer shows it: a text delta's text, else its wire form."""
-    if chunk.type in ("text-delta", "reasoning-delta"):
-        return chunk.payload.get("text")
-    return chunk.to_dict()

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from rich.console import Console
@@ -25,6 +26,7 @@ from procession.cli.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CLIErr
 from procession.cli.options import Commands, add_agent_options, add_command, add_model_options
 from procession.cli.render import StreamPrinter, console
 from procession.cli.session import Session, open_session, print_error
+from procession.cli.terminal import echo_off
 
 __all__ = ["chat_command", "register", "run_chat"]
 
@@ -61,7 +63,7 @@ def chat_command(args: argparse.Namespace) -> int:
             "chat reads from a terminal, but standard input is a pipe or a file; "
             'to send piped text, use: procession run "..."'
         )
-    return run_chat(args, _terminal_reader())
+    return run_chat(args, _terminal_reader(), while_answering=lambda: echo_off(sys.stdin))
 
 
 def run_chat(
@@ -70,9 +72,12 @@ def run_chat(
     *,
     out: Console | None = None,
     err: Console | None = None,
+    while_answering: Callable[[], AbstractContextManager[Any]] = nullcontext,
 ) -> int:
     """Chat, reading each user line from ``lines`` (a function raising :class:`EOFError` at
-    the end, or an iterable); returns the exit status."""
+    the end, or an iterable); returns the exit status. Each answer streams inside
+    ``while_answering()`` (on a terminal: the echo off, so keys typed meanwhile do not break
+    the live display)."""
     if args.target and args.agent and args.target != args.agent:
         raise CLIError(f"two agents given: {args.target} and --agent {args.agent}")
     args.agent = args.agent or args.target
@@ -82,7 +87,7 @@ def run_chat(
     with asyncio.Runner() as runner:
         session = runner.run(open_session(args, StreamPrinter(out)))
         try:
-            return _converse(runner, session, read, out, err)
+            return _converse(runner, session, read, out, err, while_answering)
         finally:
             runner.run(session.aclose())
 
@@ -93,6 +98,7 @@ def _converse(
     read: Callable[[], str],
     out: Console,
     err: Console,
+    while_answering: Callable[[], AbstractContextManager[Any]],
 ) -> int:
     _greet(session, out)
     history: list[Any] = []
@@ -112,7 +118,8 @@ def _converse(
         user = {"role": "user", "content": text}
         messages = text if session.thread_id else [*history, user]
         try:
-            turn = runner.run(session.turn(messages, prefix=AGENT_PREFIX))
+            with while_answering():
+                turn = runner.run(session.turn(messages, prefix=AGENT_PREFIX))
         except KeyboardInterrupt:
             out.print(Text("(interrupted)", style="dim"))
             continue

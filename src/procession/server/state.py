@@ -76,7 +76,8 @@ class ServerState:
             raise HTTPError(
                 403,
                 "inspect is not allowed on this server: processor notes show what processors "
-                "removed (create_app(allow_inspect=True) allows them)",
+                "removed (create_app(allow_inspect=True) or procession serve --allow-inspect "
+                "allows them)",
             )
         return True
 

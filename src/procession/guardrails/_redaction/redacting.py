@@ -109,6 +109,23 @@ class RedactingProcessor(Processor[Any]):
         )
         return ProcessorViolation(processor_id=self.id, message=f"{verb} {kind}", detail=detail)
 
+    def redaction_spans(
+        self, text: str, state: dict[str, Any] | None = None
+    ) -> list[tuple[int, int, str]]:
+        """Where this processor finds something in a complete ``text``: ``(start, end, type)``
+        per detection, the type as its reports name it, never the value (Studio's notes).
+        With the run's ``state`` (of ``process_output_stream``), the fragments of cards the
+        run has seen count too."""
+        engine = self.run_engine(state) if state is not None else self.engine
+        out: list[tuple[int, int, str]] = []
+        for found in engine.scan(text):
+            if found.type.startswith("+"):
+                continue
+            detail = self.violation(found, "text").detail
+            kind = detail.get("type", found.type) if isinstance(detail, dict) else found.type
+            out.append((found.start, found.end, str(kind)))
+        return out
+
     def block_reason(self, detections: Sequence[Detection], where: str) -> str:
         """The abort reason under ``block``."""
         kinds = sorted({d.type.lstrip("+") for d in detections})

@@ -29,6 +29,7 @@ from procession.server.errors import HTTPError
 from procession.server.params import Param, parse_query
 from procession.server.routes import RouteSpec
 from procession.server.state import ServerState, state_of
+from procession.server.studio.asked import asked_texts
 
 __all__ = [
     "RUN_LIST_PARAMS",
@@ -183,7 +184,8 @@ async def session(request: Request) -> Response:
 
 
 async def list_runs(request: Request) -> Response:
-    """``GET /api/studio/runs``: the caller's runs, newest first (page on with ``before``)."""
+    """``GET /api/studio/runs``: the caller's runs, newest first (page on with ``before``),
+    each with what it was asked (``asked``: the first user text it stored, shortened)."""
     state = state_of(request)
     query = parse_query(RUN_LIST_PARAMS, request.query_params)
     resource = _scope(state, request, query["resourceId"])
@@ -197,7 +199,10 @@ async def list_runs(request: Request) -> Response:
         until=_before(query["before"]),
         limit=limit + 1,
     )
-    return _json({"runs": [run_json(r) for r in runs[:limit]], "hasMore": len(runs) > limit})
+    shown = runs[:limit]
+    asked = await asked_texts(state, shown)
+    listed = [{**run_json(r), "asked": asked.get(r.run_id)} for r in shown]
+    return _json({"runs": listed, "hasMore": len(runs) > limit})
 
 
 async def get_run(request: Request) -> Response:
@@ -212,9 +217,10 @@ async def get_run(request: Request) -> Response:
         raise HTTPError(404, "Run not found (its spans may still be on their way to the store)")
     inner = await store.list_runs(parent_run_id=run_id, include_internal=True, limit=100)
     start = timeline.run.start_ns
+    asked = await asked_texts(state, [timeline.run])
     return _json(
         {
-            "run": run_json(timeline.run),
+            "run": {**run_json(timeline.run), "asked": asked.get(run_id)},
             "spans": [_span_json(entry, start) for entry in timeline.entries],
             "hookCalls": [_hook_json(call) for call in timeline.hook_calls()],
             "internalRuns": [run_json(r) for r in inner],
@@ -243,6 +249,7 @@ _RUN = _obj(
     start={"type": "string", "format": "date-time"},
     durationMs=_NUM,
     status=_STR,
+    asked=_NSTR,
 )
 _RUN_REF = {"$ref": "#/components/schemas/StudioRun"}
 

@@ -3,7 +3,8 @@
 The page is three hand-written files (``assets/index.html``, ``studio.css``, ``studio.js``),
 read once when the app is built: no build step, no CDN, nothing fetched. They hold no data, so
 they are served without credentials, like ``/health``; every request the page then makes for
-data goes through the API's authentication (``docs/studio.md``).
+data goes through the API's authentication (``docs/studio.md``). Every URL the page uses is
+relative to where the app is mounted, so ``Mount("/ai", app=create_app(...))`` works.
 
 Each answer carries a strict Content-Security-Policy (scripts and styles from this origin
 only, no inline script, no framing), ``nosniff`` and ``no-referrer``, and an ``ETag`` so a
@@ -22,7 +23,14 @@ from starlette.routing import Route
 
 from procession.server.errors import HTTPError
 
-__all__ = ["ASSETS", "SECURITY_HEADERS", "Asset", "load_assets", "page_routes"]
+__all__ = [
+    "ASSETS",
+    "SECURITY_HEADERS",
+    "Asset",
+    "load_assets",
+    "page_routes",
+    "page_without_slash",
+]
 
 ASSETS = {
     "index.html": "text/html; charset=utf-8",
@@ -71,13 +79,26 @@ def load_assets() -> dict[str, Asset]:
     return out
 
 
+def page_without_slash(page: Asset) -> Asset:
+    """The page as served at ``/studio``: its asset links are relative (``assets/...``, so
+    Studio works under whatever prefix the app is mounted at), which from ``/studio`` itself
+    must read ``studio/assets/...``."""
+    body = page.body.replace(b'="assets/', b'="studio/assets/')
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    return Asset(body, page.media_type, etag)
+
+
 def page_routes() -> list[Route]:
     """``GET /studio`` (the page) and ``GET /studio/assets/{name}`` (its script and style)."""
     assets = load_assets()
     page = assets["index.html"]
+    bare = page_without_slash(page)
 
     async def index(request: Request) -> Response:
         return page.respond(request)
+
+    async def index_without_slash(request: Request) -> Response:
+        return bare.respond(request)
 
     async def asset(request: Request) -> Response:
         found = assets.get(request.path_params["name"])
@@ -86,7 +107,7 @@ def page_routes() -> list[Route]:
         return found.respond(request)
 
     return [
-        Route("/studio", index, methods=["GET"]),
+        Route("/studio", index_without_slash, methods=["GET"]),
         Route("/studio/", index, methods=["GET"]),
         Route("/studio/assets/{name}", asset, methods=["GET"]),
     ]

@@ -9,6 +9,8 @@
 const KEY = "procession.studio.credential";
 const RESOURCE = "procession.studio.resource";
 const NOTE = "data-procession-hook";
+const THREAD = "procession.studio.thread."; // + agent id: the chat's thread, kept over a reload
+const ASKED = "procession.studio.asked"; // run id -> what this tab asked it (runs that stored nothing)
 
 const state = {
   session: null,
@@ -21,6 +23,14 @@ const state = {
 };
 
 const $ = (id) => document.getElementById(id);
+
+// Where the app is mounted: this module is served at <root>/studio/assets/studio.js, so
+// the API is reached relative to it, whatever prefix the app sits under (Mount("/ai", ...)).
+const ROOT = new URL("../../", import.meta.url);
+
+function at(path) {
+  return new URL(path.replace(/^\//, ""), ROOT).href;
+}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -70,7 +80,7 @@ async function failure(response) {
 }
 
 async function api(path, init = {}) {
-  const response = await fetch(path, { ...init, headers: headers(Boolean(init.body)) });
+  const response = await fetch(at(path), { ...init, headers: headers(Boolean(init.body)) });
   if (!response.ok) throw await failure(response);
   return response.json();
 }
@@ -133,11 +143,14 @@ async function boot() {
   $("resource").value = sessionStorage.getItem(RESOURCE) || "";
   $("inspect-hint").textContent = session.inspect
     ? ""
-    : "processor notes are off on this server (create_app(allow_inspect=True))";
+    : "processor notes are off on this server: create_app(allow_inspect=True) or procession serve --allow-inspect";
   renderAgents();
-  const wanted = new URLSearchParams(location.hash.slice(1)).get("agent");
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const wanted = hash.get("agent");
   const ids = Object.keys(state.agents);
-  selectAgent(ids.includes(wanted) ? wanted : ids[0]);
+  const id = ids.includes(wanted) ? wanted : ids[0];
+  if (id && hash.get("thread")) state.threads[id] = hash.get("thread");
+  selectAgent(id);
 }
 
 function renderAgents() {
@@ -152,10 +165,20 @@ function renderAgents() {
   }
 }
 
+function remember() {
+  const id = state.agentId;
+  const agent = state.agents[id];
+  const params = new URLSearchParams({ agent: id });
+  if (agent.supportsMemory) {
+    params.set("thread", state.threads[id]);
+    sessionStorage.setItem(THREAD + id, state.threads[id]);
+  }
+  history.replaceState(null, "", `#${params}`);
+}
+
 function selectAgent(id) {
   if (!id) return;
   state.agentId = id;
-  history.replaceState(null, "", `#agent=${encodeURIComponent(id)}`);
   for (const item of $("agent-list").children) {
     item.setAttribute("aria-current", String(item.dataset.agent === id));
   }
@@ -172,12 +195,14 @@ function selectAgent(id) {
     for (const processor of processors) head.append(el("span", "chip", `${lane}: ${processor.id}`));
   }
   for (const tool of Object.keys(agent.tools || {})) head.append(el("span", "chip", `tool: ${tool}`));
-  if (!state.threads[id]) state.threads[id] = newId("studio-");
+  if (!state.threads[id]) state.threads[id] = sessionStorage.getItem(THREAD + id) || newId("studio-");
   $("thread").value = state.threads[id];
   $("thread").parentElement.hidden = !agent.supportsMemory;
   $("new-thread").hidden = !agent.supportsMemory;
   $("transcript").replaceChildren();
   state.history[id] = [];
+  remember();
+  if (agent.supportsMemory) loadTranscript(id, state.threads[id]);
   const tab = document.querySelector('.tabs [aria-selected="true"]').dataset.tab;
   showTab(tab);
 }
@@ -208,13 +233,79 @@ $("resource").addEventListener("change", () => {
 $("thread").addEventListener("change", () => {
   state.threads[state.agentId] = $("thread").value.trim() || newId("studio-");
   $("thread").value = state.threads[state.agentId];
+  $("transcript").replaceChildren();
+  remember();
+  loadTranscript(state.agentId, state.threads[state.agentId]);
 });
 
 $("new-thread").addEventListener("click", () => {
   state.threads[state.agentId] = newId("studio-");
   $("thread").value = state.threads[state.agentId];
   $("transcript").replaceChildren();
+  remember();
 });
+
+// The thread's stored messages, as the transcript (after a reload, or on another thread).
+async function loadTranscript(agentId, threadId) {
+  const params = query({ agentId, resourceId: resource(), perPage: "false" });
+  let found;
+  try {
+    found = await api(`/api/memory/threads/${encodeURIComponent(threadId)}/messages${params}`);
+  } catch (error) {
+    return; // a thread not stored yet (404), or not the caller's: an empty transcript
+  }
+  if (state.agentId !== agentId || state.threads[agentId] !== threadId) return;
+  const transcript = $("transcript");
+  const earlier = document.createDocumentFragment();
+  for (const message of found.messages) {
+    const turn = storedTurn(agentId, message);
+    if (turn) earlier.append(turn);
+  }
+  transcript.prepend(earlier);
+  transcript.scrollTop = transcript.scrollHeight;
+}
+
+function storedTurn(agentId, message) {
+  if (message.role !== "user" && message.role !== "assistant") return null;
+  const turn = el("div", `turn ${message.role} stored-turn`);
+  if (message.role === "assistant") turn.append(el("span", "who-label", state.agents[agentId].name || agentId));
+  const bubble = el("div", "bubble");
+  const content = message.content || {};
+  if (typeof content === "string") bubble.append(el("div", "text", content));
+  for (const part of Array.isArray(content.parts) ? content.parts : []) {
+    if (part.type === "text") bubble.append(el("div", "text", part.text));
+    else if (part.type === "tool-invocation") {
+      const call = part.toolInvocation || {};
+      const tool = el("div", "tool", `→ ${call.toolName}(${JSON.stringify(call.args || {})})`);
+      if (call.result !== undefined) tool.append(el("div", "res", `← ${JSON.stringify(call.result)}`));
+      bubble.append(tool);
+    }
+  }
+  if (!bubble.childElementCount) return null;
+  turn.append(bubble);
+  return turn;
+}
+
+function rememberAsked(runId, text) {
+  let asked = {};
+  try {
+    asked = JSON.parse(sessionStorage.getItem(ASKED) || "{}");
+  } catch (_) {
+    // start again
+  }
+  asked[runId] = text.length > 120 ? `${text.slice(0, 119)}…` : text;
+  const ids = Object.keys(asked);
+  for (const old of ids.slice(0, Math.max(0, ids.length - 200))) delete asked[old];
+  sessionStorage.setItem(ASKED, JSON.stringify(asked));
+}
+
+function askedHere(runId) {
+  try {
+    return JSON.parse(sessionStorage.getItem(ASKED) || "{}")[runId] || null;
+  } catch (_) {
+    return null;
+  }
+}
 
 $("show-kept").addEventListener("change", () => {
   $("transcript").classList.toggle("hide-kept", !$("show-kept").checked);
@@ -267,7 +358,7 @@ async function send(text) {
   $("send").disabled = true;
   $("stop").hidden = false;
   try {
-    const response = await fetch(`/api/agents/${encodeURIComponent(agentId)}/stream`, {
+    const response = await fetch(at(`/api/agents/${encodeURIComponent(agentId)}/stream`), {
       method: "POST",
       headers: headers(true),
       body: JSON.stringify(requestBody(agentId, text)),
@@ -278,6 +369,7 @@ async function send(text) {
       turn.take(chunk);
       transcript.scrollTop = transcript.scrollHeight;
     });
+    if (turn.runId) rememberAsked(turn.runId, text);
     if (!turn.blocked && turn.accepted.trim()) {
       state.history[agentId].push({ role: "user", content: text });
       state.history[agentId].push({ role: "assistant", content: turn.accepted });
@@ -315,12 +407,12 @@ async function readEvents(body, onChunk) {
   }
 }
 
-function brief(value) {
-  if (value === null || value === undefined) return "nothing";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return value.map(brief).join(" + ") || "nothing";
-  if (typeof value === "object" && value.type) return `<${value.type}>`;
-  return JSON.stringify(value);
+// Where a stream note's change is: the stream (text, reasoning, a tool call's arguments),
+// the character it starts at and how many it covered. Never the text that was removed.
+function where(data) {
+  const stream = data.stream && data.stream !== "text" ? `${data.stream} ` : "";
+  const count = data.length === 1 ? "1 char" : `${data.length} chars`;
+  return `${stream}at ${data.start} (${count})`;
 }
 
 class Turn {
@@ -402,12 +494,10 @@ class Turn {
     row.dataset.processor = data.processorId || "";
     row.dataset.hook = data.hook || "";
     row.append(el("span", "action", action), el("span", "proc", data.processorId), el("span", "hook", data.hook));
-    if (data.chunkType && data.chunkType !== "text-delta") row.append(el("span", "hook", data.chunkType));
-    if (action === "replaced" || action === "expanded") {
-      row.append(el("span", "before", brief(data.before)), el("span", "arrow", "→"), el("span", "after", brief(data.after)));
-    } else if (action === "dropped") {
-      row.append(el("span", "before", brief(data.before)));
-    }
+    if (data.chunkType) row.append(el("span", "hook", `<${data.chunkType}>`));
+    if (data.type) row.append(el("span", "kind", data.type));
+    if (data.start !== undefined) row.append(el("span", "where", where(data)));
+    if (data.after !== undefined) row.append(el("span", "arrow", "→"), el("span", "after", JSON.stringify(data.after)));
     if (data.durationMs !== undefined) row.append(el("span", "ms", ms(data.durationMs)));
     this.currentNotes().append(row);
   }
@@ -546,8 +636,12 @@ async function loadRuns() {
     row.setAttribute("aria-current", String(run.runId === state.runId));
     const outcome = el("td");
     outcome.append(el("span", `outcome ${run.outcome}`, run.outcome));
+    const asked = run.asked || askedHere(run.runId);
+    const question = el("td", "asked", asked || "—");
+    if (asked) question.title = asked;
     row.append(
       el("td", "", new Date(run.start).toLocaleTimeString()),
+      question,
       outcome,
       el("td", "", ms(run.durationMs)),
       el("td", "", run.threadId || "—"),
@@ -609,6 +703,19 @@ function renderTimeline(timeline) {
   }
 }
 
+// A span's event as a line: a hook's abort that asked for a retry (and got one) is a retry,
+// not a tripwire; an abort that blocked the run, a retry none was left for included, is one.
+function eventLine(event, hook) {
+  const attributes = event.attributes;
+  const who = attributes.processor_id || "a processor";
+  const reason = attributes.reason || "";
+  let kind = event.name.replace("procession.", "");
+  if (kind === "tripwire" && attributes.retry && hook && hook.outcome === "retry") kind = "retry";
+  if (kind === "retry") return el("span", "event retry", `retry asked by ${who}: ${reason}`);
+  const extra = kind === "tripwire" && attributes.retry ? " (asked for a retry, none left)" : "";
+  return el("span", `event ${kind}`, `${kind} by ${who}${extra}: ${reason}`);
+}
+
 function spanRow(span, hook, total) {
   const kind = spanKind(span);
   const row = el("div", `span-row k-${kind}`);
@@ -627,11 +734,7 @@ function spanRow(span, hook, total) {
   if (hook && hook.calls !== null) {
     name.append(el("span", "counts", ` ${hook.calls} chunks: ${hook.kept} kept, ${hook.replaced} replaced, ${hook.dropped} dropped`));
   }
-  for (const event of span.events) {
-    const kindName = event.name.replace("procession.", "");
-    const who = event.attributes.processor_id || "";
-    name.append(el("span", `event ${kindName}`, `${kindName} by ${who}: ${event.attributes.reason || ""}`));
-  }
+  for (const event of span.events) name.append(eventLine(event, hook));
   name.title = span.name;
   const track = el("div", "track");
   const fill = el("div", "fill");
