@@ -127,7 +127,6 @@ PENDING = frozenset(
         "docs/providers-anthropic-google.md",
         "docs/providers.md",
         "docs/scaling.md",
-        "docs/server.md",
         "docs/storage.md",
         "docs/studio.md",
         "docs/testing.md",
