@@ -9,7 +9,8 @@ A block that needs PostgreSQL says ``<!-- needs: postgres -->``: it runs when
 variable the docs read) and is only parsed otherwise.
 
 A page that links a script it uses (``[weather_server.py](examples/weather_server.py)``) gets a
-copy of it in the working directory, as a reader saves it next to their own script.
+copy of it in the working directory, as a reader saves it next to their own script. The
+``test_...`` functions a page defines (docs/testing.md) are then called, as pytest would.
 
 Shell blocks: each ``procession ...`` command parses with the real command line's parser, and
 each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``.
@@ -129,7 +130,6 @@ PENDING = frozenset(
         "docs/scaling.md",
         "docs/storage.md",
         "docs/studio.md",
-        "docs/testing.md",
     }
 )
 """Pages whose blocks do not run yet (strict: a page that starts to run must leave the set)."""
@@ -139,7 +139,7 @@ PYTHON_PAGES = [
 ]
 
 RUNNER = """
-import json, sys, traceback
+import asyncio, inspect, json, sys, traceback
 blocks = json.load(open(sys.argv[1]))
 namespace = {"__name__": "__main__"}
 for block in blocks:
@@ -152,6 +152,16 @@ for block in blocks:
         traceback.print_exc()
         print("FAILED BLOCK", block["where"], file=sys.stderr)
         sys.exit(1)
+for name, test in list(namespace.items()):
+    if name.startswith("test_") and inspect.isfunction(test):
+        try:
+            outcome = test()
+            if inspect.iscoroutine(outcome):
+                asyncio.run(outcome)
+        except BaseException:
+            traceback.print_exc()
+            print("FAILED TEST", name, file=sys.stderr)
+            sys.exit(1)
 """
 
 
@@ -182,12 +192,21 @@ def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -
     running = [{"code": b.code, "where": b.where} for b in page_blocks if _runs(b)]
     if not running:
         pytest.skip(f"{page}: every block is a fragment or needs PostgreSQL")
-    (tmp_path / "home").mkdir()
+    done = _run_blocks(running, tmp_path, companions_of=ROOT / page)
+    assert done.returncode == 0, f"{page}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+
+
+def _run_blocks(
+    running: list[dict[str, str]], tmp_path: Path, companions_of: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run blocks in order in a fresh interpreter: empty cwd and HOME, no keys, a timeout."""
+    (tmp_path / "home").mkdir(parents=True)
     (tmp_path / "cwd").mkdir()
-    _copy_companions(ROOT / page, tmp_path / "cwd")
+    if companions_of is not None:
+        _copy_companions(companions_of, tmp_path / "cwd")
     (tmp_path / "blocks.json").write_text(json.dumps(running))
     (tmp_path / "runner.py").write_text(RUNNER)
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json")],
         cwd=tmp_path / "cwd",
         env=_environment(tmp_path / "home"),
@@ -196,7 +215,22 @@ def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -
         timeout=PAGE_TIMEOUT,
         check=False,
     )
-    assert done.returncode == 0, f"{page}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+
+
+def test_a_failing_block_or_page_test_fails_the_page(tmp_path: Path) -> None:
+    failing_test = "async def test_it() -> None:\n    assert 1 + 1 == 3\n"
+    cases = {
+        "block": [
+            {"code": "x = 1\n", "where": "p.md:1"},
+            {"code": "y = x + z\n", "where": "p.md:5"},
+        ],
+        "test": [{"code": failing_test, "where": "p.md:1"}],
+        "passing": [{"code": "async def test_ok() -> None:\n    pass\n", "where": "p.md:1"}],
+    }
+    outcomes = {name: _run_blocks(code, tmp_path / name) for name, code in cases.items()}
+    assert "FAILED BLOCK p.md:5" in outcomes["block"].stderr
+    assert "FAILED TEST test_it" in outcomes["test"].stderr
+    assert [o.returncode for o in outcomes.values()] == [1, 1, 0]
 
 
 def test_only_a_few_python_blocks_are_fragments() -> None:
