@@ -126,7 +126,6 @@ def _runs(block: Block) -> bool:
 PENDING = frozenset(
     {
         "docs/providers-anthropic-google.md",
-        "docs/providers.md",
         "docs/scaling.md",
         "docs/storage.md",
         "docs/studio.md",
