@@ -125,7 +125,6 @@ def _runs(block: Block) -> bool:
 
 PENDING = frozenset(
     {
-        "docs/providers-anthropic-google.md",
         "docs/scaling.md",
         "docs/storage.md",
         "docs/studio.md",
