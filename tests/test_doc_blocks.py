@@ -1,4 +1,4 @@
-"""Every code block of the README and the docs runs as written, offline (issue 24).
+"""Every code block of the README and the docs runs as written, offline (issue 24; decision 0338).
 
 Each page's ```python blocks run in order, in one fresh namespace, in a subprocess of their
 own: its working directory and ``HOME`` are empty temporary folders, no provider key is set,
