@@ -30,6 +30,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,7 +125,14 @@ def _runs(block: Block) -> bool:
     return True
 
 
-PYTHON_PAGES = sorted({b.page for b in _all_blocks(PYTHON)})
+def _page_param(page: str) -> Any:
+    """A page, marked ``local_model`` when its blocks run the embedded model."""
+    lines = [line for b in blocks(ROOT / page) if b.lang in PYTHON for line in b.code.splitlines()]
+    embedded = any("local/smollm2" in line.split("#", 1)[0] for line in lines)  # not a comment
+    return pytest.param(page, marks=pytest.mark.local_model) if embedded else page
+
+
+PYTHON_PAGES = [_page_param(page) for page in sorted({b.page for b in _all_blocks(PYTHON)})]
 """Every page with a Python block: each runs (none is excused)."""
 
 RUNNER = """
