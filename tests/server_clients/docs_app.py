@@ -2,9 +2,10 @@
 its ``@mastra/client-js`` example.
 
 The page's Python block under "A complete example" runs here unchanged; only its model id,
-``openai/gpt-5-mini``, is registered first as a scripted model (no key, no network): it looks
-the order the user names up with the page's ``lookup_order`` tool, then answers from the
-result. The store (``support.db``) lands in the server's working directory.
+``local/smollm2`` (the embedded model, which never calls a tool on its own), is registered
+first as a scripted model: it looks the order the user names up with the page's
+``lookup_order`` tool, then answers from the result. The store (``support.db``) lands in the
+server's working directory.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from procession import register_model
 from procession.testing import FunctionModel, Reply, ToolCallScript
 from tests.server_clients.shared import DOCS, prompt_texts
 
-MODEL_ID = "openai/gpt-5-mini"
+MODEL_ID = "local/smollm2"
 
 
 def example_code() -> str:
