@@ -14,6 +14,7 @@ from typing import TypeAlias, overload
 from procession.errors import ConfigurationError
 from procession.tools._build import build_tool
 from procession.tools._types import Tool, ToolContext, ToolFunction, ToolWriter, to_jsonable
+from procession.tools.sub_agents import agent_tool, is_agent
 
 __all__ = [
     "Tool",
@@ -95,10 +96,12 @@ def toolset(tools: object) -> dict[str, Tool]:
     for key, value in items:
         if isinstance(value, Tool):
             built = value
+        elif is_agent(value):  # a sub-agent (procession.tools.sub_agents)
+            built = agent_tool(value, name=key) if key else agent_tool(value)
         elif callable(value):
             built = build_tool(value, key, None)
         else:
-            raise ConfigurationError(f"tools: {value!r} is neither a Tool nor a function")
+            raise ConfigurationError(f"tools: {value!r} is neither a Tool, an Agent nor a function")
         name = key or built.name
         if name in out:
             raise ConfigurationError(f"tools: two tools are named {name!r}")
