@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from procession import AbortSignal, Agent, Chunk, ConfigurationError
+from procession import AbortSignal, Agent, Chunk, ConfigurationError, ToolContext, TripWire, tool
 from procession.testing import (
     FunctionModel,
     RecordingProcessor,
@@ -231,3 +231,62 @@ async def test_leaving_the_parent_stream_cancels_the_sub_run() -> None:  # D32
                 break
     assert ended == ["sub-model ended"]
     assert started.is_set()
+
+
+@pytest.mark.asyncio
+async def test_mastras_agents_option_names_each_tool_agent_key() -> None:
+    boss = Agent(
+        id="boss",
+        model=ScriptedModel([_delegate(), Reply(text=["Done."])]),
+        agents={"researcher": _researcher()},
+    )
+    assert list(boss.tools) == ["agent-researcher"]
+    result = await boss.generate("go")
+    assert result.tool_results[0].result == {"text": "Paris is the capital."}
+
+
+def test_the_agents_option_is_checked() -> None:  # D35
+    with pytest.raises(ConfigurationError, match="agents: expected a mapping"):
+        Agent(id="b", model=ScriptedModel([]), agents=[_researcher()])  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match=r"agents\['x'\]: expected an Agent"):
+        Agent(id="b", model=ScriptedModel([]), agents={"x": "nope"})  # type: ignore[dict-item]
+    with pytest.raises(ConfigurationError, match="already named 'agent-researcher'"):
+        Agent(
+            id="b",
+            model=ScriptedModel([]),
+            tools=[_researcher()],
+            agents={"researcher": _researcher()},
+        )
+
+
+@pytest.mark.asyncio
+async def test_a_tools_writer_write_is_a_tool_output_chunk() -> None:  # D9
+    @tool
+    async def progress(step: int, context: ToolContext) -> int:
+        """Report progress."""
+        await context.writer.write({"done": step})
+        return step
+
+    model = ScriptedModel(
+        [Reply(tool_calls=[ToolCallScript("progress", {"step": 2}, "p1")]), Reply(text=["ok"])]
+    )
+    chunks = [c async for c in Agent(id="a", model=model, tools=[progress]).stream("go")]
+    outputs = [c.payload for c in chunks if c.type == "tool-output"]
+    assert outputs == [{"output": {"done": 2}, "toolCallId": "p1", "toolName": "progress"}]
+
+
+@pytest.mark.asyncio
+async def test_a_tool_raising_tripwire_ends_the_run_with_it() -> None:  # D12
+    @tool
+    def guarded(x: int) -> int:
+        """Refuse."""
+        raise TripWire("refused", metadata={"x": x}, processor_id="guarded")
+
+    model = ScriptedModel([Reply(tool_calls=[ToolCallScript("guarded", {"x": 1}, "g1")])])
+    result = await Agent(id="a", model=model, tools=[guarded]).generate("go")
+    assert result.tripwire == {
+        "reason": "refused",
+        "retry": False,
+        "metadata": {"x": 1},
+        "processorId": "guarded",
+    }

@@ -1,7 +1,8 @@
 """An agent as a tool: a supervisor delegates a task to a sub-agent (Mastra's ``agents``).
 
-``Agent(tools=[researcher])`` offers the model a tool named ``agent-researcher`` (Mastra's
-spelling) whose one argument is ``prompt``; :func:`agent_tool` makes one with another name or
+``Agent(tools=[researcher])`` (or Mastra's ``Agent(agents={"researcher": researcher})``)
+offers the model a tool named ``agent-researcher`` (Mastra's spelling) whose one argument is
+``prompt``; :func:`agent_tool` makes one with another name or
 description. A call runs the sub-agent as a run of its own:
 
 - its own processors apply inside it (its lanes, its memory);
@@ -32,7 +33,7 @@ from procession.tools._types import Tool, ToolContext
 if TYPE_CHECKING:
     from procession.agent import Agent
 
-__all__ = ["agent_tool", "is_agent", "sub_thread_id"]
+__all__ = ["agent_tool", "is_agent", "sub_thread_id", "with_agents"]
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -138,3 +139,25 @@ def _outcome(agent: Agent, result: Any) -> dict[str, Any]:
     if result.object is not None:
         out["object"] = result.object
     return out
+
+
+def with_agents(tools: object, agents: object) -> object:
+    """``tools`` with Mastra's ``agents={"key": agent}`` folded in, each as the tool
+    ``agent-<key>`` (Mastra's name): the ``agents=`` option of :class:`procession.Agent`."""
+    if agents is None:
+        return tools
+    if not isinstance(agents, Mapping):
+        raise ConfigurationError(f"agents: expected a mapping of name to Agent, got {agents!r}")
+    from procession.tools._tool import toolset
+
+    merged = toolset(tools)
+    for key, agent in agents.items():
+        if not isinstance(key, str) or not key:
+            raise ConfigurationError(f"agents: a key must be a non-empty string, got {key!r}")
+        if not is_agent(agent):
+            raise ConfigurationError(f"agents[{key!r}]: expected an Agent, got {agent!r}")
+        name = f"agent-{key}"
+        if name in merged:
+            raise ConfigurationError(f"agents[{key!r}]: a tool is already named {name!r}")
+        merged[name] = agent_tool(agent, name=name)
+    return merged
