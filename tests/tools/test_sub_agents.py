@@ -290,3 +290,25 @@ async def test_a_tool_raising_tripwire_ends_the_run_with_it() -> None:  # D12
         "metadata": {"x": 1},
         "processorId": "guarded",
     }
+
+
+@pytest.mark.asyncio
+async def test_a_sub_agents_data_chunks_become_the_parents() -> None:  # D9
+    @tool
+    async def fetch(context: ToolContext) -> str:
+        """Fetch."""
+        await context.writer.custom({"type": "data-progress", "data": {"done": 1}})
+        return "fetched"
+
+    sub_model = ScriptedModel(
+        [Reply(tool_calls=[ToolCallScript("fetch", {}, "f1")]), Reply(text=["got it"])]
+    )
+    sub = _researcher(sub_model, tools=[fetch])
+    stream = _supervisor(sub).stream("go")
+    chunks = [c async for c in stream]
+    data = [c for c in chunks if c.type == "data-progress"]
+    assert [c.data for c in data] == [{"done": 1}]
+    nested = [c.payload["output"]["type"] for c in chunks if c.type == "tool-output"]
+    assert "data-progress" not in nested
+    assert "tool-result" in nested  # the sub-agent's own tool call, nested
+    assert (await stream.result()).tool_results[0].result == {"text": "got it"}

@@ -12,7 +12,9 @@ description. A call runs the sub-agent as a run of its own:
   resource, so no other tenant reaches it);
 - the parent's abort signal aborts it, and leaving the parent's stream cancels it (D32);
 - each of its chunks reaches the parent's output processors as Mastra's nested
-  ``tool-output`` chunk, ``{"output": <the sub-agent's chunk>, "toolCallId", "toolName"}``;
+  ``tool-output`` chunk, ``{"output": <the sub-agent's chunk>, "toolCallId", "toolName"}``,
+  except its ``data-*`` chunks, which become the parent's own (as Mastra forwards them, D9:
+  only processors with ``process_data_parts`` see them);
 - its answer is the tool's result, ``{"text": ...}`` (and ``"object"`` with structured
   output);
 - a tripwire of its processors is a tool error the parent's model sees (it may try another
@@ -113,10 +115,13 @@ async def _run_sub_agent(
         request_context=request_context,
         abort_signal=context.abort_signal,
     )
-    write = context.writer.write
+    write, custom = context.writer.write, context.writer.custom
     async with stream:
         async for chunk in stream:
-            await write(chunk.to_dict())
+            if chunk.type.startswith("data-"):  # the parent's data chunk, as Mastra does
+                await custom(chunk.copy())
+            else:
+                await write(chunk.to_dict())
     result = await stream.result(raise_error=False)
     return _outcome(agent, result)
 
