@@ -33,8 +33,7 @@ from procession.models.base import LanguageModel
 from procession.options import RunOptions
 from procession.results import AgentResult, ObjectT, StepResult
 from procession.sync_stream import SyncAgentStream
-from procession.tools._tool import Tool
-from procession.tools.sub_agents import with_agents
+from procession.tools._tool import Tool, with_agents
 
 __all__ = ["Agent", "AgentStream"]
 

@@ -25,6 +25,7 @@ description. A call runs the sub-agent as a run of its own:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -35,7 +36,7 @@ from procession.tools._types import Tool, ToolContext
 if TYPE_CHECKING:
     from procession.agent import Agent
 
-__all__ = ["agent_tool", "is_agent", "sub_thread_id", "with_agents"]
+__all__ = ["agent_tool", "is_agent", "sub_thread_id"]
 
 _SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -51,10 +52,10 @@ _SCHEMA: dict[str, Any] = {
 
 
 def is_agent(value: object) -> TypeGuard[Agent]:
-    """Whether ``value`` is a :class:`procession.Agent` (imported lazily: no cycle)."""
-    from procession.agent import Agent
-
-    return isinstance(value, Agent)
+    """Whether ``value`` is a :class:`procession.Agent`. An Agent exists only once its module
+    is loaded, so the module is looked up, not imported (the engine imports this module)."""
+    module = sys.modules.get("procession.agent")
+    return module is not None and isinstance(value, module.Agent)
 
 
 def agent_tool(agent: Agent, *, name: str | None = None, description: str | None = None) -> Tool:
@@ -144,25 +145,3 @@ def _outcome(agent: Agent, result: Any) -> dict[str, Any]:
     if result.object is not None:
         out["object"] = result.object
     return out
-
-
-def with_agents(tools: object, agents: object) -> object:
-    """``tools`` with Mastra's ``agents={"key": agent}`` folded in, each as the tool
-    ``agent-<key>`` (Mastra's name): the ``agents=`` option of :class:`procession.Agent`."""
-    if agents is None:
-        return tools
-    if not isinstance(agents, Mapping):
-        raise ConfigurationError(f"agents: expected a mapping of name to Agent, got {agents!r}")
-    from procession.tools._tool import toolset
-
-    merged = toolset(tools)
-    for key, agent in agents.items():
-        if not isinstance(key, str) or not key:
-            raise ConfigurationError(f"agents: a key must be a non-empty string, got {key!r}")
-        if not is_agent(agent):
-            raise ConfigurationError(f"agents[{key!r}]: expected an Agent, got {agent!r}")
-        name = f"agent-{key}"
-        if name in merged:
-            raise ConfigurationError(f"agents[{key!r}]: a tool is already named {name!r}")
-        merged[name] = agent_tool(agent, name=name)
-    return merged
