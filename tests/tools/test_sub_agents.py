@@ -312,3 +312,19 @@ async def test_a_sub_agents_data_chunks_become_the_parents() -> None:  # D9
     assert "data-progress" not in nested
     assert "tool-result" in nested  # the sub-agent's own tool call, nested
     assert (await stream.result()).tool_results[0].result == {"text": "got it"}
+
+
+@pytest.mark.asyncio
+async def test_a_sub_agent_with_memory_stores_its_run_on_the_derived_thread() -> None:
+    from procession import Memory, ThreadOwnershipError
+    from procession.memory import SQLiteStorage
+
+    memory = Memory(SQLiteStorage(":memory:"))
+    boss = _supervisor(_researcher(memory=memory))
+    await boss.generate("go", thread_id="t-1", resource_id="ada")
+    thread = await memory.get_thread("t-1/agent-researcher/c1", resource_id="ada")
+    assert thread is not None
+    assert thread.resource_id == "ada"
+    with pytest.raises(ThreadOwnershipError):
+        await memory.get_thread("t-1/agent-researcher/c1", resource_id="eve")
+    await memory.storage.close()
