@@ -110,7 +110,14 @@ from procession.processors import (
 from procession.results import AgentResult, StepResult, ToolCallInfo, ToolResultInfo
 from procession.signals import AbortSignal
 from procession.sync_stream import SyncAgentStream
-from procession.tools import Tool, ToolContext, ToolDescriptionWarning, ToolWriter, tool
+from procession.tools import (
+    Tool,
+    ToolContext,
+    ToolDescriptionWarning,
+    ToolWriter,
+    agent_tool,
+    tool,
+)
 
 if TYPE_CHECKING:
     from procession.guardrails import *  # noqa: F403 (the guardrail names, for the type checker)
@@ -243,6 +250,7 @@ __all__ = [
     "WorkingMemoryConfig",
     "Writer",
     "__version__",
+    "agent_tool",
     "create_app",
     "finish_chunk",
     "get_text",

@@ -33,7 +33,7 @@ from procession.models.base import LanguageModel
 from procession.options import RunOptions
 from procession.results import AgentResult, ObjectT, StepResult
 from procession.sync_stream import SyncAgentStream
-from procession.tools._tool import Tool
+from procession.tools._tool import Tool, with_agents
 
 __all__ = ["Agent", "AgentStream"]
 
@@ -207,7 +207,8 @@ class Agent:
         instructions: The system prompt: a string, a list of strings, or a function of the
             request context returning either (sync or async).
         model: A model object or a ``"provider/model"`` id (default: the embedded default).
-        tools: Tools as a list or ``{name: tool}``; plain typed functions are accepted.
+        tools: Tools as a list or ``{name: tool}``; plain typed functions are accepted, and
+            agents (sub-agents: each runs as a tool, ``procession.tools.sub_agents``).
         input_processors: Processors of the input lane (a list, or a factory of the request
             context, D20).
         output_processors: Processors of the output lane.
@@ -225,6 +226,9 @@ class Agent:
         approvals: Where calls of tools marked ``requires_approval`` wait for a decision
             (``procession.approvals``: :class:`~procession.approvals.LocalApprovals` in one
             process).
+        agents: Sub-agents by name (Mastra's ``agents``): each becomes the tool
+            ``agent-<name>``, as an agent given in ``tools`` does
+            (``procession.tools.sub_agents``).
     """
 
     def __init__(
@@ -247,6 +251,7 @@ class Agent:
         model_settings: dict[str, Any] | None = None,
         memory: AgentMemory | None = None,
         approvals: ApprovalBroker | None = None,
+        agents: Mapping[str, Agent] | None = None,
     ) -> None:
         self.spec: AgentSpec = check_spec(
             id=id,
@@ -254,7 +259,7 @@ class Agent:
             description=description,
             instructions=instructions,
             model=model,
-            tools=tools,
+            tools=with_agents(tools, agents),
             input_processors=input_processors,
             output_processors=output_processors,
             error_processors=error_processors,

@@ -14,6 +14,7 @@ from typing import TypeAlias, overload
 from procession.errors import ConfigurationError
 from procession.tools._build import build_tool
 from procession.tools._types import Tool, ToolContext, ToolFunction, ToolWriter, to_jsonable
+from procession.tools.sub_agents import agent_tool, is_agent
 
 __all__ = [
     "Tool",
@@ -23,6 +24,7 @@ __all__ = [
     "to_jsonable",
     "tool",
     "toolset",
+    "with_agents",
 ]
 
 
@@ -95,12 +97,34 @@ def toolset(tools: object) -> dict[str, Tool]:
     for key, value in items:
         if isinstance(value, Tool):
             built = value
+        elif is_agent(value):  # a sub-agent (procession.tools.sub_agents)
+            built = agent_tool(value, name=key) if key else agent_tool(value)
         elif callable(value):
             built = build_tool(value, key, None)
         else:
-            raise ConfigurationError(f"tools: {value!r} is neither a Tool nor a function")
+            raise ConfigurationError(f"tools: {value!r} is neither a Tool, an Agent nor a function")
         name = key or built.name
         if name in out:
             raise ConfigurationError(f"tools: two tools are named {name!r}")
         out[name] = built if built.name == name else dataclasses.replace(built, name=name)
     return out
+
+
+def with_agents(tools: object, agents: object) -> object:
+    """``tools`` with Mastra's ``agents={"key": agent}`` folded in, each as the tool
+    ``agent-<key>`` (Mastra's name): the ``agents=`` option of :class:`procession.Agent`."""
+    if agents is None:
+        return tools
+    if not isinstance(agents, Mapping):
+        raise ConfigurationError(f"agents: expected a mapping of name to Agent, got {agents!r}")
+    merged = toolset(tools)
+    for key, agent in agents.items():
+        if not isinstance(key, str) or not key:
+            raise ConfigurationError(f"agents: a key must be a non-empty string, got {key!r}")
+        if not is_agent(agent):
+            raise ConfigurationError(f"agents[{key!r}]: expected an Agent, got {agent!r}")
+        name = f"agent-{key}"
+        if name in merged:
+            raise ConfigurationError(f"agents[{key!r}]: a tool is already named {name!r}")
+        merged[name] = agent_tool(agent, name=name)
+    return merged

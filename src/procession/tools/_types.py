@@ -24,16 +24,30 @@ __all__ = ["Tool", "ToolContext", "ToolFunction", "ToolWriter", "to_jsonable"]
 
 
 class ToolWriter:
-    """The writer a tool receives (D27): ``writer.custom({...})`` emits a ``data-*`` chunk."""
+    """The writer a tool receives (D27): ``writer.custom({...})`` emits a ``data-*`` chunk,
+    ``writer.write(value)`` a ``tool-output`` chunk carrying ``value`` (Mastra's)."""
 
-    __slots__ = ("_emit",)
+    __slots__ = ("_emit", "_write")
 
-    def __init__(self, emit: Callable[[Any, str | None], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        emit: Callable[[Any, str | None], Awaitable[None]],
+        write: Callable[[Any], Awaitable[None]] | None = None,
+    ) -> None:
         self._emit = emit
+        self._write = write
 
     def custom(self, chunk: Any, message_id: str | None = None) -> Awaitable[None]:
         """Enqueue a ``data-*`` chunk at once; the returned awaitable may be awaited or not."""
         return self._emit(chunk, message_id)
+
+    def write(self, value: Any) -> Awaitable[None]:
+        """Enqueue a ``tool-output`` chunk, ``{"output": value, "toolCallId", "toolName"}``,
+        for the output processors and the client (Mastra's ``writer.write``); a sub-agent's
+        chunks travel this way (D9). The returned awaitable may be awaited or not."""
+        if self._write is None:
+            raise RuntimeError("writer.write: this writer belongs to no tool call")
+        return self._write(value)
 
 
 @dataclass(slots=True)

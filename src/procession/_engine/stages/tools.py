@@ -10,18 +10,18 @@ and awaits every one of them, so no task outlives the run. Results then go throu
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
-from procession._engine.outcomes import Stop
+from procession._engine.outcomes import Blocked, Stop
 from procession._engine.runner import HookRunner
 from procession._engine.stages import output
 from procession._engine.stages.results import apply_messages
 from procession._engine.state import Attempt, RunState, Wake
 from procession.approvals import ApprovalRequest
 from procession.chunks import Chunk
-from procession.errors import ConfigurationError
+from procession.errors import ConfigurationError, TripWire
 from procession.journal import ToolOutcome
 from procession.messages.parts import ToolInvocationPart
 from procession.models._abort import cancel_on_abort
@@ -238,7 +238,7 @@ async def _run_one(
     context = ToolContext(
         tool_call_id=call.tool_call_id,
         tool_name=call.tool_name,
-        writer=ToolWriter(runner.writer(0).custom),
+        writer=ToolWriter(runner.writer(0).custom, _output_writer(state, call)),
         request_context=state.request_context,
         abort_signal=state.signal,
         messages=state.message_list.get.all.db(),
@@ -260,10 +260,39 @@ async def _run_one(
             observer.tool_ended(token, None if done[0] else done[1])
 
 
+class _Written:
+    """What ``writer.write`` returns: already done (the chunk is queued)."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Any:
+        return iter(())
+
+
+_WRITTEN = _Written()
+
+
+def _output_writer(state: RunState, call: ToolCallInfo) -> Callable[[Any], Awaitable[None]]:
+    """``writer.write`` of one call: a ``tool-output`` chunk into the output lane (D9)."""
+    emitter, run_id = state.emitter, state.run_id
+    call_id, name = call.tool_call_id, call.tool_name
+
+    def write(value: Any) -> Awaitable[None]:
+        payload = {"output": value, "toolCallId": call_id, "toolName": name}
+        emitter.write(Chunk("tool-output", payload, run_id, from_="USER"), 0)
+        return _WRITTEN
+
+    return write
+
+
 async def _execute(tool: Tool, args: Any, context: ToolContext) -> tuple[bool, Any]:
-    """A tool's outcome: ``(True, result)``, or ``(False, error text)`` when it raised."""
+    """A tool's outcome: ``(True, result)``, ``(False, error text)`` when it raised, or
+    ``(False, {"tripwire": payload})`` when it raised a ``TripWire`` (a sub-agent's processor
+    that stops the parent too): the run then ends with that tripwire."""
     try:
         return True, await tool.execute(args, context)
+    except TripWire as tripwire:
+        return False, {"tripwire": tripwire.payload()}
     except asyncio.CancelledError:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
@@ -289,6 +318,8 @@ async def _report(
         return await runner.emit(state.chunk("tool-result", payload))
     if isinstance(value, Denied):
         return await _denied(state, runner, step, call, value)
+    if isinstance(value, dict):  # a tool's TripWire: the run's tripwire
+        return Blocked(value["tripwire"])
     error = {"toolCallId": call.tool_call_id, "toolName": call.tool_name, "error": value}
     error["args"] = call.args
     processed = await runner.through(state.chunk("tool-error", error))
