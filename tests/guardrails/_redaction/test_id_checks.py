@@ -59,6 +59,12 @@ CLASSES: list[tuple[str, str, str]] = [
     ("Venezuelan foreigner's cedula", "cédula E-84012345 ok", "E-84012345"),
     ("Singapore UEN of a business", f"UEN {UEN_BUSINESS} ok", UEN_BUSINESS),
     ("Singapore UEN of a local company", f"UEN: {UEN_COMPANY}.", UEN_COMPANY),
+    # no check digit: read after the label in the locale's language (decision 0297's rule)
+    ("UMID after its label", "UMID: 123456789012 ok", "123456789012"),
+    ("Vietnamese CCCD after its label", "Số CCCD: 001099012345 nhé", "001099012345"),
+    ("Kazakh IIN after its label", "ИИН 900101300123 верно", "900101300123"),
+    ("Bangladeshi NID after its label", "জাতীয় পরিচয় নম্বর 1990791417776317", "1990791417776317"),
+    ("Indonesian NIK after its label", "NIK 3174012345678901 ya", "3174012345678901"),
 ]  # fmt: skip
 
 ORDINARY: list[tuple[str, str]] = [
@@ -78,6 +84,7 @@ ORDINARY: list[tuple[str, str]] = [
     ("an object identifier", "id_Ed25519 = univ.ObjectIdentifier('1.3.101.112')"),
     ("an OID after its name", "OID 1.3.6.1 (internet)"),
     ("a five-part dotted number", "see 1.3.101.112.7 there"),
+    ("Spanish 'sin' is no label", "precio sin IVA 1234567890 total"),
 ]  # fmt: skip
 
 
