@@ -27,8 +27,14 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from procession.guardrails._redaction import id_labels, national_ids, phones, provider_keys
-from procession.guardrails._redaction.ip_rules import VERSION_CONTEXT, ipv4_value
+from procession.guardrails._redaction import (
+    id_checks,
+    id_labels,
+    national_ids,
+    phones,
+    provider_keys,
+)
+from procession.guardrails._redaction.ip_rules import OID_CONTEXT, VERSION_CONTEXT, ipv4_value
 from procession.guardrails._redaction.phones import DEFAULT_PHONE_REGIONS, phone_validator
 from procession.guardrails._redaction.url_secrets import (
     SECRET_URL_PATTERN,
@@ -904,9 +910,10 @@ def _network() -> dict[str, tuple[Detector, ...]]:
     ipv4 = Detector(
         "ip-address",
         # a version's word is part of the match (then rejected): a stream holds it back
-        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])(?<!release )(?<!Release )"
+        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])(?<!release )(?<!Release ){OID_CONTEXT}"
         rf"(?:{ipv4_octet}\.){{3}}{ipv4_octet}(?![0-9])(?!\.[0-9])",
-        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])[0-9]{{1,3}}(?:\.[0-9]{{0,3}}){{0,3}}\Z",
+        # a fourth dot is held too: a digit after it makes the quad part of a longer number
+        rf"{VERSION_CONTEXT}(?<![0-9A-Za-z.])[0-9]{{1,3}}(?:\.[0-9]{{0,3}}){{0,4}}\Z",
         ipv4_value,
         trigger=r"\.(?<=[0-9]\.)[0-9]{1,3}\.[0-9]",
         min_digits=4,
@@ -1023,7 +1030,7 @@ def _id(
 _ID_DIGITS_PREFIX = r"(?<![0-9A-Za-z])[0-9][0-9 .\-]{0,17}[A-Za-z]?\Z"
 _ID_LETTERS_PREFIX = (
     r"(?<![A-Za-z0-9])(?:[A-Za-z]{1,6}[0-9A-Za-z()]{0,11}"
-    r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Da-d]?)\Z"
+    r"|[A-Za-z]{2} ?(?:[0-9]{1,2} ?){0,3}[A-Za-z]?|[A-Za-z]{2} [0-9]{3,6} ?[A-Za-z]?)\Z"
 )
 
 
@@ -1058,6 +1065,13 @@ def _digit_ids() -> tuple[Detector, ...]:
             _stdnum("es.dni"),
             8,
             ("digit", "[0-9]{7}-?[A-Za-z]"),
+        ),
+        _id(  # a Singapore UEN of a business (8 digits) or a local company (9 digits)
+            _lead("[0-9]", "[A-Za-z0-9]") + r"[0-9]{7,8}[A-Z](?![A-Za-z0-9])",
+            _ID_DIGITS_PREFIX,
+            _stdnum("sg.uen"),
+            8,
+            ("digit", "[0-9]{7,8}[A-Z]"),
         ),
         _id(
             _lead("[A-Za-z]", "[A-Za-z0-9]")
@@ -1149,6 +1163,13 @@ def _letter_ids() -> tuple[Detector, ...]:
             national_ids.nino_length,
             6,
             ("capital", national_ids.NINO_SKETCH),
+        ),
+        _id(
+            id_checks.CEDULA_PATTERN,
+            r"(?<![A-Za-z0-9])[VE](?:-[0-9.]{0,10})?\Z",
+            id_checks.cedula_length,
+            7,
+            ("capital", id_checks.CEDULA_SKETCH),
         ),
         _id(
             national_ids.LOWER_NINO_PATTERN,

@@ -19,13 +19,15 @@ import re
 __all__ = ["GAP", "ID_LABELS", "LABEL_PREFIX", "label_hold", "labelled"]
 
 ID_LABELS: tuple[str, ...] = (
-    # English
+    # English, Filipino, Indonesian, Vietnamese, Icelandic, Swiss, Belgian
     "id number", "id no", "id no.", "id #", "aadhaar no.", "identification no.", "id card",
     "identity number", "identity card",
     "identification number", "identification no", "national id", "national identity",
     "national insurance", "nino", "ssn", "social security", "personal number",
     "personal identity", "citizen id", "aadhaar", "aadhar", "uidai", "my number", "nric",
-    "uen", "tax id", "taxpayer id",
+    "uen", "tax id", "taxpayer id", "umid", "sss", "philhealth", "crn", "ppsn", "nin", "nid",
+    "nik", "ktp", "cccd", "cmnd", "căn cước", "kennitala", "ahv", "avs", "insz",
+    "rijksregisternummer", "niss", "nss",
     # German, Dutch, Nordic, Polish, Czech, Slovak, Hungarian, Croatian, Romanian, Baltic
     "ausweisnummer", "personalausweis", "identifikationsnummer", "steuer-id", "steuerid",
     "sozialversicherungsnummer", "versicherungsnummer", "svnr", "bsn", "burgerservicenummer",
@@ -39,11 +41,14 @@ ID_LABELS: tuple[str, ...] = (
     "número de identificação", "documento de identidad", "cédula", "cedula", "dni", "nie",
     "nif", "curp", "rfc", "rut", "cuit", "cuil", "seguridad social",
     "segurança social", "cpf", "bilhete de identidade", "codice fiscale",
-    "carta d'identità",
-    # Russian, Ukrainian, Turkish, Greek, Hebrew, Arabic, Hindi, Thai
+    "carta d'identità", "numéro national", "assurance sociale", "matricule",
+    "cartão de cidadão", "karta tal-identità",
+    # Russian, Ukrainian, Kazakh, Macedonian, Serbian, Turkish, Greek, Hebrew, Arabic, Persian,
+    # Hindi, Bengali, Thai
     "паспорт", "снилс", "инн", "ідентифікаційний", "кимлик", "kimlik", "tc no",
     "αριθμός ταυτότητας", "ת.ז", "תעודת זהות", "رقم الهوية", "الرقم الوطني", "आधार",
-    "पहचान संख्या", "เลขประจำตัวประชาชน", "บัตรประชาชน",
+    "पहचान संख्या", "เลขประจำตัวประชาชน", "บัตรประชาชน", "αμκα", "αφμ", "рнокпп", "іпн", "ипн",
+    "иин", "ембг", "јмбг", "رقم التعريف", "کد ملی", "জাতীয় পরিচয়", "এনআইডি",
     # Chinese, Japanese, Korean
     "身份证", "身份證", "身分證", "身分证", "居民身份", "证件号", "證件號", "個人番号", "个人番号",
     "マイナンバー", "社会保障番号", "住民票コード", "주민등록번호", "주민번호", "외국인등록번호",

@@ -39,8 +39,9 @@ from __future__ import annotations
 import importlib
 import re
 from functools import lru_cache
-from itertools import pairwise
 from typing import Any, NamedTuple
+
+from procession.guardrails._redaction.id_checks import dz_nin, grouped_like_thai_pin, shaped_id
 
 __all__ = [
     "IBAN_PATTERN",
@@ -114,33 +115,6 @@ def _groups(text: str) -> list[_Group]:
     return out
 
 
-def _merged(groups: list[_Group]) -> tuple[list[str], list[str]]:
-    """Groups joined over cell bars and line breaks; the separators kept between them."""
-    sizes: list[str] = [groups[0].digits]
-    seps: list[str] = []
-    for before, group in pairwise(groups):
-        sep = before.sep
-        if not sep:
-            sizes[-1] += group.digits
-        else:
-            seps.append(sep)
-            sizes.append(group.digits)
-    return sizes, seps
-
-
-def _boundary(value: list[_Group], nxt: _Group) -> bool:
-    """Whether a value may end before ``nxt``: an ungrouped value followed by a space or a
-    comma, a separator unlike the value's own, or a group of one or two digits or one longer
-    than the value's (``7267 6212 6263 674888860610``, ``9493 0597 0118 2 times``)."""
-    gap = value[-1].raw
-    if len(value) == 1:
-        return bool(_SPACE.search(gap)) or bool(_STRUCTURE.search(gap))
-    own = {g.raw for g in value[:-1]}
-    if gap not in own:
-        return True
-    return len(nxt.digits) <= 2 or len(nxt.digits) > max(len(g.digits) for g in value)
-
-
 class _Cut(NamedTuple):
     length: int
     """Its length in the run's text."""
@@ -157,18 +131,46 @@ class _Cut(NamedTuple):
 @lru_cache(maxsize=1024)
 def _cuts(text: str) -> tuple[_Cut, ...]:
     """Candidate values of a run, longest first (cached: the SSN and the national-id
-    detectors read the same runs)."""
+    detectors read the same runs). One pass over the groups: each cut's merged groups,
+    separators and widest group grow with it."""
     groups = _groups(text)
     out: list[_Cut] = []
-    for count in range(len(groups), 0, -1):
-        value = groups[:count]
+    sizes: list[str] = []
+    seps: list[str] = []
+    own: set[str] = set()  # the separators inside the value so far
+    widest = 0
+    small = True
+    for count, group in enumerate(groups, 1):
+        if count == 1 or not groups[count - 2].sep:
+            sizes[-1:] = [sizes[-1] + group.digits] if sizes else [group.digits]
+        else:
+            seps.append(groups[count - 2].sep)
+            sizes.append(group.digits)
+        if count > 1:
+            own.add(groups[count - 2].raw)
+        widest = max(widest, len(group.digits))
+        small = small and len(group.digits) <= 4
         whole = count == len(groups)
-        if not whole and not _boundary(value, groups[count]):
-            continue
-        sizes, seps = _merged(value)
-        small = count > 1 and all(len(g.digits) <= 4 for g in value)
-        out.append(_Cut(value[-1].end, "".join(sizes), sizes, seps, whole, small))
+        if whole or _ends(group.raw, count, own, widest, groups[count]):
+            thai = count == 5 and grouped_like_thai_pin([len(g.digits) for g in groups[:5]])
+            out.append(
+                _Cut(group.end, "".join(sizes), list(sizes), list(seps), whole,
+                     (count > 1 and small) or thai)
+            )  # fmt: skip
+    out.reverse()
     return tuple(out)
+
+
+def _ends(gap: str, count: int, own: set[str], widest: int, nxt: _Group) -> bool:
+    """Whether a value of ``count`` groups may end at ``gap`` before ``nxt``: an ungrouped
+    value followed by a space or a comma, a separator unlike the value's own, or a group of
+    one or two digits or one longer than the value's (``7267 6212 6263 674888860610``,
+    ``9493 0597 0118 2 times``)."""
+    if count == 1:
+        return bool(_SPACE.search(gap)) or bool(_STRUCTURE.search(gap))
+    if gap not in own:
+        return True
+    return len(nxt.digits) <= 2 or len(nxt.digits) > widest
 
 
 _DATE = re.compile(
@@ -253,7 +255,7 @@ _BY_LENGTH: dict[int, tuple[str, ...]] = {
     12: ("se.personnummer", "ru.inn"),
     13: ("kr.rrn", "za.idnr", "ro.cnp", "si.emso", "ch.ssn"),
     15: ("fr.nir",),
-    18: ("cn.ric",),
+    18: ("cn.ric", "dz.nin"),
 }  # fmt: skip
 """The ``python-stdnum`` modules of national identity numbers, by their count of digits:
 a date of birth and a check digit, or two check digits."""
@@ -268,6 +270,8 @@ _GROUPED_ONLY: dict[int, tuple[str, ...]] = {
 that length would pass, and tracking and order numbers are written so."""
 
 _MODULES: dict[str, Any] = {}
+_LOCAL = {"dz.nin": dz_nin}
+"""Checks of formats ``python-stdnum`` has no module for (``id_checks``)."""
 
 
 def _module(name: str) -> Any:
@@ -285,6 +289,11 @@ def _national(digits: str, small: bool) -> bool:
     if small:
         names += _GROUPED_ONLY.get(len(digits), ())
     for name in names:
+        local = _LOCAL.get(name)
+        if local is not None:
+            if local(digits):
+                return True
+            continue
         try:
             if _module(name).is_valid(digits):
                 return True
@@ -297,6 +306,8 @@ def _national(digits: str, small: bool) -> bool:
 def national_id_length(text: str) -> int:
     """The length of the national identity number a digit run starts with (0: none)."""
     for length, digits, sizes, seps, _, small in _cuts(text):
+        if shaped_id(sizes, seps):
+            return length  # 7064-2734428-3: a Philippine UMID
         if len(digits) not in _LENGTHS or _ordinary(text[:length], sizes, seps):
             continue
         if _national(digits, small):
@@ -325,28 +336,41 @@ def labelled_id_length(text: str) -> int:
 
 # -- UK National Insurance numbers ------------------------------------------------------------
 
-NINO_PATTERN = r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D](?![A-Za-z0-9])"
-"""Two letters, six digits (perhaps in pairs) and a letter A-D."""
-NINO_SKETCH = r"[A-Z](?:[0-9]{6}|(?: [0-9]{2}){3} )[A-D]"
+_NINO_DIGITS = r"(?:[0-9]{6}|(?: [0-9]{2}){3} | [0-9]{6} )"
+NINO_PATTERN = (
+    r"[A-Z](?<![A-Za-z0-9][A-Z])"
+    rf"(?:[A-Z]{_NINO_DIGITS}[A-D]|(?<=Z)Z{_NINO_DIGITS}[A-Z])(?![A-Za-z0-9])"
+)
+"""Two letters, six digits (perhaps in pairs or set apart) and a letter A-D; after ``ZZ``
+any letter (decision 0327)."""
+NINO_SKETCH = rf"[A-Z]{_NINO_DIGITS}[A-Z]"
 """What follows a NINO's first letter: the capital family's combined pass."""
 LOWER_NINO_PATTERN = (
-    r"[a-z](?<![A-Za-z0-9][a-z])[a-z](?:[0-9]{6}|(?: [0-9]{2}){3} )[a-d](?![A-Za-z0-9])"
+    r"[a-z](?<![A-Za-z0-9][a-z])"
+    rf"(?:[a-z]{_NINO_DIGITS}[a-d]|(?<=z)z{_NINO_DIGITS}[a-z])(?![A-Za-z0-9])"
 )
 """The same in lower case."""
 LOWER_NINO_TRIGGER = r"[0-9]{2}(?<=[a-z]{2}[0-9]{2})|[0-9]{2}(?<=[a-z]{2} [0-9]{2})"
 """Two digits after two small letters (led by a digit class: ``re`` skips to digits)."""
-_NINO_BAD_PREFIX = frozenset(("BG", "GB", "NK", "KN", "TN", "NT", "ZZ"))
+_NINO_BAD_PREFIX = frozenset(("BG", "GB", "NK", "KN", "TN", "NT"))
+"""Prefixes HMRC never allocates. ``ZZ`` is not allocated either, but it is the prefix of
+the dummy numbers forms, payroll test data and Faker write (``ZZ 12 34 56 T``): a value
+written so is redacted (decision 0327)."""
 
 
 def nino_length(text: str) -> int:
-    """The length of ``text`` if it is a UK National Insurance number in one case (0: no)."""
+    """The length of ``text`` if it is a UK National Insurance number in one case (0: no):
+    HMRC's prefix rules (no ``D F I Q U V``, no ``O`` second, no unallocated pair), a
+    suffix ``A``-``D`` (any letter after ``ZZ``)."""
     letters = text[:2] + text[-1]
     if not (letters.isupper() or letters.islower()):
         return 0
     prefix = text[:2].upper()
+    if prefix == "ZZ":
+        return len(text)
     if prefix[0] in "DFIQUV" or prefix[1] in "DFIOQUV" or prefix in _NINO_BAD_PREFIX:
         return 0
-    return len(text)
+    return len(text) if text[-1].upper() in "ABCD" else 0
 
 
 # -- IBAN -------------------------------------------------------------------------------------

@@ -59,7 +59,7 @@ PHONE_PATTERN = rf"{_LEAD}(?:(?<=[+(])[0-9]|(?<=[0-9]))(?:{_SEP}{{1,7}}[0-9]|[0-
 """A run of at least seven digits in groups, perhaps led by ``+`` or ``(``: one search over
 the text finds every candidate (it starts with a class: ``re`` skips to it in C)."""
 
-PHONE_PREFIX = r"(?<![0-9A-Za-z])[+(0-9][0-9 \t\n|.\-/,()+]{0,80}\Z"
+PHONE_PREFIX = r"(?<![0-9A-Za-z])[+(0-9][0-9 \t\n|.\-/,()+]{0,80}(?:x[0-9]{0,5})?\Z"
 """What more text could still turn into a phone number: held back by a stream."""
 
 NUMBER_LABELS: frozenset[str] = frozenset(
@@ -352,11 +352,15 @@ def _spans_in_run(
 
 
 def _glued(text: str, end: int) -> bool:
-    """Whether a letter follows the run (``...4227-a8bf``, ``3x``): part of a word."""
+    """Whether a letter follows the run (``...4227-a8bf``, ``3x``): part of a word. An
+    extension ``x`` and one to five digits (``801-554-6898x6631``) is none (decision 0327)."""
     after = text[end : end + 2]
     if after[:1].isascii() and after[:1].isalpha():
-        return True
+        return after[:1] != "x" or _EXTENSION.match(text, end) is None
     return bool(after) and after[0] in "-/." and after[1:2].isascii() and after[1:2].isalpha()
+
+
+_EXTENSION = re.compile(r"x[0-9]{1,5}(?![0-9A-Za-z])")
 
 
 def _context_allows(text: str, start: int, end: int) -> bool:
