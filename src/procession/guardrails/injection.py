@@ -55,6 +55,7 @@ from procession.guardrails._injection.injection_rules import (
     combine_weights,
     scan,
 )
+from procession.guardrails._injection.tool_text import readable_text
 from procession.guardrails.judge import (
     ErrorStrategy,
     Judge,
@@ -235,8 +236,13 @@ class PromptInjectionDetector(Processor):
 
     def detect_offline(self, text: str, channel: Source = "input") -> InjectionDetection:
         """The offline verdict on ``text`` (no model call): the rules, read with the
-        classifier head unless ``classifier=False``."""
-        result = scan(text, channel, decode=self.decode)
+        classifier head unless ``classifier=False``. A tool result is read as the text a
+        model reads in it (JSON string values, an HTML page's text and comments, an e-mail's
+        parts, CSV cells, PDF line breaks joined: decision 0324)."""
+        if channel == "tool":
+            text, result = self._tool_scan(text)
+        else:
+            result = scan(text, channel, decode=self.decode)
         if not self.classifier and not result.findings:
             return (
                 _NOTHING
@@ -255,6 +261,17 @@ class PromptInjectionDetector(Processor):
                 reason += f"; classifier score {score:.2f}"
         flagged = score >= self.threshold and bool(types)
         return InjectionDetection(flagged, score, types, reason, "offline", channel, findings)
+
+    def _tool_scan(self, text: str) -> tuple[str, InjectionScan]:
+        """The readable text of a tool result and the rules' scan of it (or of the raw text,
+        when the raw text scores higher: a rule may read markup the extraction drops)."""
+        readable = readable_text(text)
+        result = scan(readable, "tool", decode=self.decode)
+        if readable != text:
+            raw = scan(text, "tool", decode=self.decode)
+            if raw.score > result.score:
+                result = raw
+        return readable, result
 
     def _classified(
         self, text: str, result: InjectionScan, findings: tuple[InjectionFinding, ...]
