@@ -35,7 +35,6 @@ from procession.errors import (
 )
 from procession.journal import Journal, ToolOutcome
 from procession.live_text import Retracted
-from procession.mcp import MCPClient, mcp_tools
 from procession.messages import (
     DataPart,
     ErrorPart,
@@ -121,6 +120,7 @@ from procession.tools import (
 
 if TYPE_CHECKING:
     from procession.guardrails import *  # noqa: F403 (the guardrail names, for the type checker)
+    from procession.mcp import MCPClient, mcp_tools
     from procession.memory import Embedder, Memory, SemanticRecallConfig, WorkingMemoryConfig
     from procession.server import CORS, APIKey, Auth, JWTAuth, ServerLimits, create_app
 
@@ -128,6 +128,8 @@ _LAZY = {"Embedder", "Memory", "SemanticRecallConfig", "WorkingMemoryConfig"}
 """Names from procession.memory, loaded on first use to keep ``import procession`` fast."""
 _LAZY_SERVER = frozenset(("APIKey", "Auth", "CORS", "JWTAuth", "ServerLimits", "create_app"))
 """The HTTP server's names (the ``server`` extra), loaded on first use."""
+_LAZY_MCP = frozenset(("MCPClient", "mcp_tools"))
+"""The MCP client's names (``procession.mcp``: pathlib, URL parsing), loaded on first use."""
 
 
 def __getattr__(name: str) -> Any:
@@ -141,6 +143,10 @@ def __getattr__(name: str) -> Any:
         import procession.server
 
         return getattr(procession.server, name)
+    if name in _LAZY_MCP:
+        import procession.mcp
+
+        return getattr(procession.mcp, name)
     raise AttributeError(f"module 'procession' has no attribute {name!r}")
 
 

@@ -13,6 +13,7 @@ from procession.memory import (
     Memory,
     MiniLMEmbedder,
     SemanticRecallConfig,
+    SQLiteStorage,
     Storage,
 )
 from procession.memory.processors import RECALL_NOTE
@@ -169,3 +170,37 @@ def test_semantic_recall_config_is_checked() -> None:
     with pytest.raises(ConfigurationError, match="embedder"):
         SemanticRecallConfig(embedder=object())  # type: ignore[arg-type]
     assert SemanticRecallConfig(message_range=(2, 0)).range == (2, 0)
+
+
+@pytest.mark.asyncio
+async def test_the_query_is_embedded_once_per_run(tmp_path: Any) -> None:
+    # issue 25: the input hook embedded the user's message, then the commit embedded it again
+    batches: list[list[str]] = []
+
+    class Counting(HashEmbedder):
+        async def embed(self, texts: Any) -> list[list[float]]:
+            batches.append(list(texts))
+            return await super().embed(texts)
+
+    storage = SQLiteStorage(tmp_path / "recall.db")
+    recall = SemanticRecallConfig(embedder=Counting())
+    agent = Agent(
+        id="recall-once",
+        model=ScriptedModel(["The answer."], repeat_last=True),
+        memory=Memory(storage, semantic_recall=recall),
+    )
+    try:
+        await agent.generate("warm up", thread_id="t-once", resource_id="r-once")
+        batches.clear()
+        await agent.generate("a question about Oslo", thread_id="t-once", resource_id="r-once")
+        stored = await storage.query_vectors(
+            (await HashEmbedder().embed(["a question about Oslo"]))[0],
+            resource_id="r-once",
+            thread_id=None,
+            top_k=1,
+            threshold=0.99,
+        )
+    finally:
+        await storage.close()
+    assert batches == [["a question about Oslo"], ["The answer."]]
+    assert len(stored) == 1  # the query's vector was stored all the same

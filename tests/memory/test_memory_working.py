@@ -197,3 +197,34 @@ async def test_a_custom_template_is_shown_until_there_is_data(tmp_path: Any) -> 
     text = memory_system_text(model.calls[0].prompt)
     assert "<working_memory_data>\n## Plan\n- step:\n</working_memory_data>" in text
     await storage.close()
+
+
+@pytest.mark.asyncio
+async def test_the_tool_is_built_once_per_configuration_not_per_run(tmp_path: Any) -> None:
+    # issue 25: its argument model and JSON schema were rebuilt with pydantic on every run
+    from procession import Processor
+
+    seen: list[Any] = []
+
+    class ToolSeen(Processor):
+        id = "tool-seen"
+
+        def process_input_step(self, *, tools: dict[str, Any], **_: Any) -> None:
+            seen.append(tools.get(TOOL))
+
+    storage = SQLiteStorage(tmp_path / "wm.db")
+    memory = Memory(storage, working_memory=WorkingMemoryConfig(scope="thread"))
+    agent = Agent(
+        id="wm-once",
+        model=ScriptedModel([Reply(text=["ok"])], repeat_last=True),
+        memory=memory,
+        input_processors=[ToolSeen()],
+    )
+    try:
+        for _ in range(2):
+            await agent.generate("hi", thread_id="t-once", resource_id="r-once")
+    finally:
+        await storage.close()
+    assert len(seen) == 2
+    assert seen[0] is not None
+    assert seen[0] is seen[1]

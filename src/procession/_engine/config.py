@@ -95,7 +95,7 @@ CALL_DEFAULTS: dict[str, Any] = {
 """Each call option's value when it is not given (``Agent.stream``'s defaults)."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class CallOptions:
     """The options of one call, checked (D35); ``UNSET`` lanes fall back to the agent's."""
 
@@ -129,7 +129,7 @@ class CallOptions:
     ``structured_output={"schema", "model"}`` is one, expanded by ``Agent``)."""
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class RunConfig:
     """Everything one run runs with, resolved from the agent and the call options."""
 
@@ -159,7 +159,7 @@ class RunConfig:
     """Every tool call waits for approval, whether or not its tool requires it."""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class StepConfig:
     """What one step calls the model with; ``process_input_step`` may replace any of it."""
 

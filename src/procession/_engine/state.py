@@ -238,7 +238,7 @@ class RunState:
         return message
 
 
-@dataclass(slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, eq=False)
 class Attempt:
     """One attempt at a step: what the stages before the model hand to those after it."""
 

@@ -27,7 +27,6 @@ from procession.cli.options import Commands, add_command, add_model_options
 from procession.cli.render import StreamPrinter, console
 from procession.cli.session import Session, print_error
 from procession.cli.timeouts import DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT
-from procession.guardrails.redact import StreamRedactor
 from procession.messages.message import Message
 from procession.models.default import default_model, default_model_reason
 from procession.processors.base import Processor, ProcessorViolation
@@ -55,7 +54,6 @@ REQUESTS = (
 stats: Counter[str] = Counter()
 
 
-@tool
 def lookup_order(order_id: str) -> dict[str, Any]:
     """Look up an order's status by its id, such as A-1001."""
     order = ORDERS.get(order_id.strip().upper())
@@ -143,7 +141,11 @@ def _count_redaction(violation: ProcessorViolation[Any]) -> None:
 
 
 def build_demo_agent(model: Any = None) -> Agent:
-    """The demo's support assistant (``model=None``: the default model)."""
+    """The demo's support assistant (``model=None``: the default model). The tool and the
+    redactor are built here, not when the module loads: every command's ``--help`` imports this
+    module, and neither needs the JSON-schema builder nor the redaction engines."""
+    from procession.guardrails.redact import StreamRedactor
+
     return Agent(
         id="support",
         instructions=(
@@ -151,7 +153,7 @@ def build_demo_agent(model: Any = None) -> Agent:
             "or two short sentences, using the order information you are given."
         ),
         model=model,
-        tools=[lookup_order],
+        tools=[tool(lookup_order)],
         input_processors=[ContentFilter(["password", "ssn"]), ForceOrderLookup()],
         output_processors=[
             StreamRedactor(["card"], on_redact=_count_redaction),

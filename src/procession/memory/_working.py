@@ -40,6 +40,7 @@ class WorkingMemoryFormat:
         elif isinstance(schema, dict):
             self.json_schema = schema
         self.template = config.template if config.template is not None else DEFAULT_TEMPLATE
+        self._tool: Tool | None = None
 
     @property
     def is_json(self) -> bool:
@@ -102,7 +103,13 @@ class WorkingMemoryFormat:
 
     def tool(self) -> Tool:
         """The ``update_working_memory`` tool: it validates an update; ``Memory.commit`` stores
-        the last one whose call survived the run."""
+        the last one whose call survived the run. Built once per configuration (its argument
+        model and schema depend on nothing else) and shared by every run."""
+        if self._tool is None:
+            self._tool = self._build_tool()
+        return self._tool
+
+    def _build_tool(self) -> Tool:
         from pydantic import Field, create_model
 
         fmt = self

@@ -221,11 +221,14 @@ class Memory:
         if not texts:
             return []
         assert self.embedder is not None
-        embedded = await self.embedder.embed([text for _, text in texts])
-        return [
-            (mid, thread_id, resource_id, vector)
-            for (mid, _), vector in zip(texts, embedded, strict=True)
-        ]
+        assert self.recall is not None
+        known = self.recall.query_vectors  # the run's query, embedded by the input hook
+        vectors = {key: known.pop(key) for key in texts if key in known}
+        missing = [key for key in texts if key not in vectors]
+        if missing:
+            embedded = await self.embedder.embed([text for _, text in missing])
+            vectors.update(zip(missing, embedded, strict=True))
+        return [(mid, thread_id, resource_id, vectors[(mid, text)]) for mid, text in texts]
 
     # -- helpers over storage --------------------------------------------------------------
 

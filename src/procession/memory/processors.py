@@ -230,6 +230,10 @@ class WorkingMemory(Processor):
         return update
 
 
+QUERY_VECTORS_KEPT = 256
+"""How many query vectors :class:`SemanticRecall` keeps for runs that have not committed."""
+
+
 class SemanticRecall(Processor):
     """Recalls stored messages similar to the latest user message, with their neighbours.
 
@@ -255,6 +259,9 @@ class SemanticRecall(Processor):
         self.storage = _storage(self, storage)
         self.config = config
         self.embedder = embedder
+        self.query_vectors: dict[tuple[str, str], list[float]] = {}
+        """The vector of each run's query, by (message id, text), until ``Memory.commit`` stores
+        it: the query is embedded once per run, not again when its message is stored."""
 
     async def process_input(
         self,
@@ -266,10 +273,12 @@ class SemanticRecall(Processor):
     ) -> None:
         """Add the recalled messages (source ``memory``) and a note (tag ``memory``)."""
         thread_id, resource_id = require_ids(request_context, self.id)
-        query = next((m.text for m in reversed(messages) if m.role == "user" and m.text), None)
-        if query is None:
+        latest = next((m for m in reversed(messages) if m.role == "user" and m.text), None)
+        if latest is None:
             return
+        query = latest.text
         [vector] = await self.embedder.embed([query])
+        self.keep_query_vector((latest.id, query), vector)
         config = self.config
         hits = await self.storage.query_vectors(
             vector,
@@ -290,6 +299,14 @@ class SemanticRecall(Processor):
         message_list.remove_by_ids([m.id for m in remembered])
         message_list.add([*recalled, *remembered], "memory")
         message_list.add_system(RECALL_NOTE, "memory")
+
+    def keep_query_vector(self, key: tuple[str, str], vector: list[float]) -> None:
+        """Keep a query's vector for the commit; runs that never commit (failed, aborted)
+        leave theirs, so only the latest few hundred are kept."""
+        pending = self.query_vectors
+        pending[key] = vector
+        if len(pending) > QUERY_VECTORS_KEPT:
+            del pending[next(iter(pending))]
 
     async def _with_neighbours(self, hits: Sequence[Any], resource_id: str) -> list[Message]:
         before, after = self.config.range

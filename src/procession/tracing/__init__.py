@@ -27,19 +27,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from procession.errors import ConfigurationError
-from procession.tracing import attributes
 from procession.tracing._spans import capture_content, capturing_content, use_tracer_provider
-from procession.tracing.records import (
-    HookCall,
-    RunSummary,
-    RunTimeline,
-    SpanEvent,
-    SpanRecord,
-    TimelineEntry,
-)
 
 if TYPE_CHECKING:
+    from procession.tracing import attributes
     from procession.tracing.postgres import PostgresTraceStore
+    from procession.tracing.records import (
+        HookCall,
+        RunSummary,
+        RunTimeline,
+        SpanEvent,
+        SpanRecord,
+        TimelineEntry,
+    )
     from procession.tracing.setup import (
         ExporterChoice,
         configure_tracing,
@@ -72,6 +72,13 @@ __all__ = [
 ]
 
 _LAZY = {
+    "attributes": "attributes",
+    "HookCall": "records",
+    "RunSummary": "records",
+    "RunTimeline": "records",
+    "SpanEvent": "records",
+    "SpanRecord": "records",
+    "TimelineEntry": "records",
     "ExporterChoice": "setup",
     "configure_tracing": "setup",
     "console_exporter": "setup",
@@ -81,7 +88,8 @@ _LAZY = {
     "SQLiteTraceStore": "sqlite",
     "PostgresTraceStore": "postgres",
 }
-"""Names whose modules import the OpenTelemetry SDK (or asyncpg), loaded on first use."""
+"""Names loaded on first use: the records and attribute names (kept out of a run's import, which
+needs only ``_spans``), and those whose modules import the OpenTelemetry SDK (or asyncpg)."""
 
 _EXTRAS = {"asyncpg": "postgres"}
 
@@ -98,4 +106,4 @@ def __getattr__(name: str) -> Any:
         raise ConfigurationError(
             f"procession.tracing.{name} needs {error.name}: pip install 'procession[{extra}]'"
         ) from error
-    return getattr(loaded, name)
+    return loaded if name == module else getattr(loaded, name)

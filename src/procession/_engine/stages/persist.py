@@ -16,7 +16,6 @@ from procession._engine.state import RunState
 from procession.memory.base import Turn
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList
-from procession.pricing import run_prices
 
 __all__ = ["persist", "record_usage", "run_messages"]
 
@@ -50,6 +49,8 @@ async def record_usage(state: RunState, config: RunConfig) -> None:
     record = getattr(memory, "record_usage", None)
     if state.last_model is None or not callable(record):
         return
+    from procession.pricing import run_prices  # memory's ledger loads it; a bare run never
+
     options: dict[str, Any] = {}
     prices = run_prices(
         (*config.input_processors, *config.output_processors, *config.error_processors)

@@ -1,0 +1,81 @@
+"""What ``import procession`` loads (issue 25, "Start-up"; decision record 0354).
+
+The root imports what a run needs; the optional parts (MCP, tracing's records and SDK, the
+server, memory, the guardrail engines, pydantic, HTTP clients) load on first use. Each check runs
+a fresh interpreter and reads ``sys.modules``: it counts modules, it never times anything (the
+time is ``bench/bench_import.py``'s).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = (
+    "procession.mcp",
+    "procession.memory.memory",
+    "procession.memory.sqlite",
+    "procession.pricing",
+    "procession.server",
+    "procession.tracing.records",
+    "procession.tracing.setup",
+    "procession.guardrails.redact",
+    "procession.guardrails.pii",
+    "procession.guardrails.injection",
+    "procession.guardrails.moderation",
+    "pydantic",
+    "docstring_parser",
+    "mcp",
+    "httpx",
+    "anyio",
+    "opentelemetry",
+    "starlette",
+    "fastapi",
+    "sqlite3",
+    "aiosqlite",
+    "asyncpg",
+    "numpy",
+    "pathlib",
+    "urllib.parse",
+)
+"""Modules ``import procession`` must not load (optional parts, loaded on first use)."""
+
+
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_import_procession_leaves_the_optional_parts_unloaded() -> None:
+    loaded = loaded_after("import procession")
+    assert "procession.agent" in loaded  # the probe did import the package
+    assert sorted(name for name in HEAVY if name in loaded) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("MCPClient", "procession.mcp"),
+        ("mcp_tools", "procession.mcp"),
+        ("Memory", "procession.memory.memory"),
+        ("StreamRedactor", "procession.guardrails.redact"),
+    ],
+)
+def test_a_lazy_root_name_loads_its_module_on_first_use(name: str, module: str) -> None:
+    loaded = loaded_after(f"import procession\nobj = procession.{name}\nassert obj.__name__")
+    assert module in loaded
+
+
+def test_tracing_records_load_on_first_use() -> None:
+    loaded = loaded_after("import procession.tracing")
+    assert "procession.tracing.records" not in loaded
+    loaded = loaded_after(
+        "from procession.tracing import HookCall, attributes\n"
+        "assert HookCall.__name__ == 'HookCall' and attributes.__name__.endswith('attributes')"
+    )
+    assert "procession.tracing.records" in loaded
