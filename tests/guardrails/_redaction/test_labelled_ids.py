@@ -39,6 +39,14 @@ def my_number_value() -> str:
     return body + my_number.calc_check_digit(body)
 
 
+def curp_value() -> str:
+    """A CURP from Faker that passes stdnum's check: about 4 % of Faker's name an unknown state."""
+    from stdnum.mx import curp
+
+    faker = Faker("es_MX")
+    return next(v for v in iter(faker.curp, None) if curp.is_valid(v))
+
+
 def uen_value() -> str:
     """A valid Singapore UEN of the T/S/R form: year, entity type, four digits, check."""
     body = f"T{RNG.randint(0, 2)}{RNG.randint(0, 4)}LL{RNG.randint(0, 9999):04d}"
@@ -81,7 +89,7 @@ LABELLED = labelled_cases()
 
 LETTERED = [
     ("Finnish HETU", "henkilötunnus {} kiitos", Faker("fi_FI").ssn()),
-    ("Mexican CURP", "CURP {} gracias", Faker("es_MX").curp()),
+    ("Mexican CURP", "CURP {} gracias", curp_value()),
     ("Spanish NIE", "NIE {} gracias", Faker("es_ES").nie()),
     ("Spanish NIE in lower case", "use {} please", Faker("es_ES").nie().lower()),
     ("Spanish NIE with dashes", "use {} please", "X-2482300-W"),
