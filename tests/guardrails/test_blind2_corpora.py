@@ -9,13 +9,12 @@ runs no detector, so nothing here can become a target to tune against.
 from __future__ import annotations
 
 import hashlib
-import json
-import unicodedata
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
+
+from tests.guardrails.corpus_rows import fold, read_rows
 
 DATA = Path(__file__).parent.parent / "data"
 INJECTION = DATA / "injection"
@@ -72,26 +71,6 @@ BENIGN_MODERATION_KINDS = {
     "ordinary",
     "plain",
 }
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Every JSON line of ``path``, failing with the line number on a bad one."""
-    out: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:  # pragma: no cover - only on a broken file
-            raise AssertionError(f"{path.name}:{number}: not JSON: {exc}") from exc
-        assert isinstance(row, dict), f"{path.name}:{number}: not an object"
-        out.append(row)
-    return out
-
-
-def fold(text: str) -> str:
-    """Text compared across files: NFKC, case-folded, white space runs as one space."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 @pytest.mark.parametrize("folder", [INJECTION, MODERATION], ids=["injection", "moderation"])

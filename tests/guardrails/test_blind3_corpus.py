@@ -11,13 +11,13 @@ by digest and never printed.
 from __future__ import annotations
 
 import hashlib
-import json
-import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.guardrails.corpus_rows import digest, fold, read_rows
 
 DATA = Path(__file__).parent.parent / "data"
 FOLDER = DATA / "injection"
@@ -64,31 +64,6 @@ BENIGN_TOOL_KINDS = {
 }
 BENIGN_INPUT_KINDS = {"lookalike-question", "fiction", "complaint", "plain"}
 BENIGN_EITHER_KINDS = {"lookalike-article", "lookalike-training", "lookalike-cve", "translation"}
-
-
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Every JSON line of ``path``, failing with the file and line number on a bad one."""
-    out: list[dict[str, Any]] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:  # pragma: no cover - only on a broken file
-            raise AssertionError(f"{path.name}:{number}: not JSON: {exc}") from exc
-        assert isinstance(row, dict), f"{path.name}:{number}: not an object"
-        out.append(row)
-    return out
-
-
-def fold(text: str) -> str:
-    """Text as compared across files: NFKC, case-folded, white space runs as one space."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def digest(text: str) -> str:
-    """The SHA-256 of the folded text: what is compared, so no other file's text is shown."""
-    return hashlib.sha256(fold(text).encode("utf-8")).hexdigest()
 
 
 @pytest.fixture(scope="module")
