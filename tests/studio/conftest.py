@@ -4,11 +4,13 @@ Chromium driven by Playwright (launched from ``/usr/bin/chromium``, never downlo
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
 
 from procession import Memory
@@ -103,3 +105,15 @@ def screenshot(page: Any, name: str) -> None:
     folder = os.environ.get("PROCESSION_STUDIO_SCREENSHOTS")
     if folder:
         page.screenshot(path=str(Path(folder) / name), full_page=False)
+
+
+def caller_runs(url: str, headers: dict[str, str], wanted: int = 1) -> list[dict[str, Any]]:
+    """The caller's runs, once the batch processor has written ``wanted`` of them."""
+    deadline = time.monotonic() + 10
+    while True:
+        answer = httpx.get(f"{url}/api/studio/runs", headers=headers, timeout=10)
+        assert answer.status_code == 200, answer.text
+        runs: list[dict[str, Any]] = answer.json()["runs"]
+        if len(runs) >= wanted or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.1)

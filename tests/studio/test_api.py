@@ -4,7 +4,6 @@ processor notes are off unless allowed, and the assets carry a strict CSP."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from procession.server import Auth, create_app
 from procession.tracing import trace_store
 from tests.server.conftest import serve_in_thread
 from tests.studio.agents import FIRST, echo_agent
-from tests.studio.conftest import KEY, OTHER_KEY, Served, screenshot
+from tests.studio.conftest import KEY, OTHER_KEY, Served, caller_runs, screenshot
 
 ALICE = {"x-api-key": KEY}
 BOB = {"x-api-key": OTHER_KEY}
@@ -26,18 +25,6 @@ BOB = {"x-api-key": OTHER_KEY}
 def _stream(url: str, headers: dict[str, str], **body: Any) -> httpx.Response:
     payload = {"messages": FIRST, "memory": {"thread": "t-alice"}, **body}
     return httpx.post(f"{url}/api/agents/support/stream", json=payload, headers=headers, timeout=20)
-
-
-def _runs(url: str, headers: dict[str, str], wanted: int = 1) -> list[dict[str, Any]]:
-    """The caller's runs, once the batch processor has written ``wanted`` of them."""
-    deadline = time.monotonic() + 10
-    while True:
-        answer = httpx.get(f"{url}/api/studio/runs", headers=headers, timeout=10)
-        assert answer.status_code == 200, answer.text
-        runs: list[dict[str, Any]] = answer.json()["runs"]
-        if len(runs) >= wanted or time.monotonic() > deadline:
-            return runs
-        time.sleep(0.1)
 
 
 def test_the_page_is_public_and_every_answer_about_data_needs_the_credential(
@@ -90,11 +77,11 @@ def test_each_caller_sees_only_its_own_runs(guarded: Served) -> None:
     answer = _stream(guarded.url, ALICE)
     assert answer.status_code == 200
     assert "data-procession-hook" not in answer.text  # not asked for
-    (run,) = _runs(guarded.url, ALICE)
+    (run,) = caller_runs(guarded.url, ALICE)
     assert run["resourceId"] == "alice"
     assert run["outcome"] == "tripwire"
     assert run["start"].endswith("Z")
-    assert _runs(guarded.url, BOB, wanted=0) == []
+    assert caller_runs(guarded.url, BOB, wanted=0) == []
     mine = httpx.get(f"{guarded.url}/api/studio/runs/{run['runId']}", headers=ALICE, timeout=10)
     assert mine.status_code == 200
     hooks = {(c["hook"], c["processorId"]): c["outcome"] for c in mine.json()["hookCalls"]}

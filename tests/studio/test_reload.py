@@ -4,14 +4,13 @@ shows what each run was asked: the first user text it stored, only to whom may r
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx2 as httpx
 from playwright.sync_api import expect
 
 from tests.studio.agents import CLEAN, FIRST, SECOND
-from tests.studio.conftest import KEY, OTHER_KEY, Served
+from tests.studio.conftest import KEY, OTHER_KEY, Served, caller_runs
 
 
 def _send(page: Any, text: str) -> Any:
@@ -20,17 +19,6 @@ def _send(page: Any, text: str) -> Any:
     turn = page.locator(".turn.assistant").last
     expect(turn.locator(".footer")).to_be_visible()
     return turn
-
-
-def _runs(url: str, headers: dict[str, str], wanted: int) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 10
-    while True:
-        answer = httpx.get(f"{url}/api/studio/runs", headers=headers, timeout=10)
-        assert answer.status_code == 200, answer.text
-        runs: list[dict[str, Any]] = answer.json()["runs"]
-        if len(runs) >= wanted or time.monotonic() > deadline:
-            return runs
-        time.sleep(0.1)
 
 
 def test_a_reload_keeps_the_thread_and_shows_its_transcript(page: Any, studio: Served) -> None:
@@ -91,13 +79,13 @@ def test_the_runs_route_says_what_was_asked_to_its_own_caller_only(guarded: Serv
             f"{guarded.url}/api/agents/support/stream", json=body, headers=who, timeout=20
         )
         assert answer.status_code == 200
-    run, blocked = _runs(guarded.url, alice, 2)
+    run, blocked = caller_runs(guarded.url, alice, 2)
     assert blocked["outcome"] == "tripwire"
     assert blocked["asked"] is None  # it stored nothing: the route says nothing
     assert run["asked"].startswith(SECOND)
     assert run["asked"].endswith("…")
     assert len(run["asked"]) == 120
-    (theirs,) = _runs(guarded.url, bob, 1)
+    (theirs,) = caller_runs(guarded.url, bob, 1)
     assert theirs["asked"] == SECOND
     timeline = httpx.get(f"{guarded.url}/api/studio/runs/{run['runId']}", headers=alice)
     assert timeline.json()["run"]["asked"] == run["asked"]
