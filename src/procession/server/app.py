@@ -19,6 +19,7 @@ from procession._checks import check_flag, wrong
 from procession.agent import Agent
 from procession.errors import ProcessionError
 from procession.memory.memory import Memory
+from procession.server.a2a import A2A_ROUTES
 from procession.server.auth import Auth
 from procession.server.config import CORS, ServerLimits
 from procession.server.durable import check_durable, install_observer
@@ -154,7 +155,7 @@ def create_app(
         allow_inspect=inspect_allowed(allow_inspect, auth),
         traces=check_traces(traces),
     )
-    specs = ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
+    specs = ROUTES + A2A_ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
     document = openapi_document(specs, limits=limits, agent_ids=list(served), auth=auth is not None)
 
     async def openapi(request: Request) -> Response:
