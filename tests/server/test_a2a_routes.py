@@ -18,6 +18,7 @@ import pytest
 from procession import Agent, Memory
 from procession.memory import SQLiteStorage
 from procession.server import Auth, ServerLimits, create_app
+from procession.server.a2a_tasks import MAX_RUNNING
 from procession.server.a2a_wire import V03, V10, Said, Status, TaskView
 from procession.testing import Reply, ScriptedModel
 from tests.server.conftest import Live, live_server
@@ -192,6 +193,50 @@ async def test_a_background_task_runs_on_and_completes(tmp_path: Path) -> None:
         task = answer.json()["result"]["task"]
         assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
         assert await _until_ended(client, task["id"]) == "TASK_STATE_COMPLETED"
+
+
+@pytest.mark.asyncio
+async def test_a_subscriber_follows_a_background_task_to_its_end(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path, delay=0.01) as (live, _), live.client() as client:
+        params = send("hi") | {"configuration": {"returnImmediately": True}}
+        answer = await client.post(RPC, json=call("SendMessage", params), headers=ADA)
+        task_id = answer.json()["result"]["task"]["id"]
+        body = call("SubscribeToTask", {"id": task_id})
+        async with client.stream("POST", RPC, json=body, headers=ADA) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            seen = [json.loads(line[6:])["result"] async for line in response.aiter_lines() if line]
+        assert seen[0]["task"]["id"] == task_id
+        last = seen[-1]["statusUpdate"] if len(seen) > 1 else seen[0]["task"]
+        assert last["status"]["state"] == "TASK_STATE_COMPLETED"
+        before = seen[0]["task"].get("artifacts", [])  # what was answered before the subscription
+        pieces = [a["parts"][0]["text"] for a in before]
+        pieces += [
+            e["artifactUpdate"]["artifact"]["parts"][0]["text"]
+            for e in seen[1:]
+            if "artifactUpdate" in e
+        ]
+        assert "".join(pieces) == "".join(f"w{i} " for i in range(40))
+        other = await rpc_error(client, call("SubscribeToTask", {"id": task_id + "x"}))
+        assert other["code"] == -32001
+
+
+@pytest.mark.asyncio
+async def test_one_resource_may_run_only_so_many_tasks_at_once(tmp_path: Path) -> None:
+    async with served(tmp_path, delay=0.05) as (live, _), live.client() as client:
+        ids = []
+        for _ in range(MAX_RUNNING):
+            params = send("hi") | {"configuration": {"returnImmediately": True}}
+            answer = await client.post(RPC, json=call("SendMessage", params), headers=ADA)
+            ids.append(answer.json()["result"]["task"]["id"])
+        refused = await rpc_error(client, call("SendMessage", send("one more")))
+        assert refused["code"] == -32004
+        assert "Too many tasks running" in refused["message"]
+        for task_id in ids:
+            await client.post(RPC, json=call("CancelTask", {"id": task_id}), headers=ADA)
+        again = await client.post(RPC, json=call("SendMessage", send("now")), headers=ADA)
+        assert again.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
 
 
 @pytest.mark.asyncio

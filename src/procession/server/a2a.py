@@ -241,6 +241,12 @@ Followed = tuple[A2ATask, asyncio.Queue[Event], TaskView]
 async def _start(call: Call, said: Said, background: bool) -> Followed:
     """A new task running the agent on ``said``, and a queue following it."""
     agent = call.agent
+    if call.store.running(call.resource) >= call.store.max_running:
+        raise RpcError(
+            RpcError.UNSUPPORTED,
+            f"Too many tasks running: {call.store.max_running} of yours have not ended; "
+            "wait for one or cancel it",
+        )
     context = said.context_id or new_task_id()
     task_id, run_id = new_task_id(), new_id("run")
     said.context_id, said.task_id = context, task_id

@@ -29,6 +29,8 @@ __all__ = ["A2ATask", "Artifact", "TaskStore", "new_task_id"]
 
 MAX_TASKS = 10_000
 """Tasks an app keeps; past it, the oldest ended tasks are forgotten."""
+MAX_RUNNING = 64
+"""Tasks one resource may have running (or waiting for input) at once."""
 
 
 def new_task_id() -> str:
@@ -210,9 +212,19 @@ async def drive(
 class TaskStore:
     """The app's A2A tasks by id (at most :data:`MAX_TASKS`; the oldest ended go first)."""
 
-    def __init__(self, limit: int = MAX_TASKS) -> None:
+    def __init__(self, limit: int = MAX_TASKS, running: int = MAX_RUNNING) -> None:
         self._tasks: OrderedDict[str, A2ATask] = OrderedDict()
         self._limit = limit
+        self.max_running = running
+        """Tasks one resource may have running at once."""
+
+    def running(self, resource: str) -> int:
+        """How many of the resource's tasks have not ended."""
+        return sum(
+            1
+            for t in self._tasks.values()
+            if t.resource == resource and t.status.state not in TERMINAL
+        )
 
     def add(self, task: A2ATask) -> None:
         """Keep ``task``, forgetting the oldest ended tasks past the limit."""
