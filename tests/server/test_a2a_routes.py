@@ -30,15 +30,18 @@ CARD = "/api/.well-known/support/agent-card.json"
 
 
 @contextlib.asynccontextmanager
-async def served(tmp_path: Path, *, delay: float = 0.0) -> AsyncIterator[tuple[Live, Memory]]:
-    """An app with an API key for ``ada`` and an agent with memory."""
+async def served(
+    tmp_path: Path, *, delay: float = 0.0, remembers: bool = True
+) -> AsyncIterator[tuple[Live, Memory]]:
+    """An app with an API key for ``ada`` and an agent (with memory unless ``remembers`` is
+    false)."""
     memory = Memory(SQLiteStorage(str(tmp_path / "a2a.db")))
     reply = Reply(text=[f"w{i} " for i in range(40)], delay=delay)
     agent = Agent(
         id="support",
         instructions="The secret prompt.",
         model=ScriptedModel([reply], repeat_last=True),
-        memory=memory,
+        memory=memory if remembers else None,
     )
     app = create_app(
         agent, auth=Auth(api_keys={KEY: "ada"}), limits=ServerLimits(max_body_bytes=4096)
@@ -224,19 +227,24 @@ async def test_a_subscriber_follows_a_background_task_to_its_end(
 
 @pytest.mark.asyncio
 async def test_one_resource_may_run_only_so_many_tasks_at_once(tmp_path: Path) -> None:
-    async with served(tmp_path, delay=0.05) as (live, _), live.client() as client:
+    async with served(tmp_path, delay=0.5, remembers=False) as (live, _), live.client() as client:
         ids = []
         for _ in range(MAX_RUNNING):
             params = send("hi") | {"configuration": {"returnImmediately": True}}
             answer = await client.post(RPC, json=call("SendMessage", params), headers=ADA)
             ids.append(answer.json()["result"]["task"]["id"])
+        for task_id in ids:  # all still running (each takes 40 deltas 0.5 s apart)
+            assert await _state(client, task_id) in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
         refused = await rpc_error(client, call("SendMessage", send("one more")))
         assert refused["code"] == -32004
         assert "Too many tasks running" in refused["message"]
         for task_id in ids:
             await client.post(RPC, json=call("CancelTask", {"id": task_id}), headers=ADA)
-        again = await client.post(RPC, json=call("SendMessage", send("now")), headers=ADA)
-        assert again.json()["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+        params = send("now") | {"configuration": {"returnImmediately": True}}
+        again = await client.post(RPC, json=call("SendMessage", params), headers=ADA)
+        task = again.json()["result"]["task"]  # accepted once the others ended
+        assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
+        await client.post(RPC, json=call("CancelTask", {"id": task["id"]}), headers=ADA)
 
 
 @pytest.mark.asyncio

@@ -30,6 +30,7 @@ from schemathesis.specs.openapi.checks import (
 from procession import Memory
 from procession.memory import SQLiteStorage
 from procession.server import Auth, ServerLimits, create_app
+from procession.server.a2a import A2A_ROUTES
 from procession.server.chunk_log import ChunkLog
 from procession.server.routes import RECONNECT, ROUTES, RouteSpec
 from procession.server.scaling import Scaling
@@ -48,7 +49,7 @@ CHECKS = [
 ]
 KEY = "fuzz-key-0123456789abcdef"
 EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
-SERVED = ROUTES + STUDIO_ROUTES  # Studio's JSON routes are in the document too
+SERVED = ROUTES + A2A_ROUTES + STUDIO_ROUTES  # Studio's JSON routes are in the document too
 
 
 @pytest.fixture(scope="module", params=["open", "auth"])

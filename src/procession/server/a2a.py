@@ -326,7 +326,8 @@ async def _continue(call: Call, said: Said) -> Followed:
         raise
     task.waiting = None
     task.history.append(said)
-    task.set_state("working")
+    if task.status.state == "input-required":  # an async broker: the run may have gone on
+        task.set_state("working")
     return task, queue, snapshot
 
 
@@ -486,9 +487,9 @@ class TaskStream:
         await send({"type": "http.response.start", "status": 200, "headers": SSE_HEADERS})
         body = self._event(dialect.task_event(self.snapshot))
         await send({"type": "http.response.body", "body": body, "more_body": True})
+        view = self.snapshot  # the events use only its ids
         while not (task.paused and self.queue.empty()):
             event = await self.queue.get()
-            view = task.view()
             if isinstance(event, Artifact):
                 result = dialect.artifact_event(
                     view, event.text, append=event.append, last=event.last
