@@ -279,3 +279,16 @@ def test_the_two_dialects_name_states_roles_and_events_their_own_way() -> None:
     assert new["statusUpdate"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert new["statusUpdate"]["status"]["message"]["role"] == "ROLE_AGENT"
     assert new["statusUpdate"]["status"]["message"]["parts"] == [{"text": "hi"}, {"data": {"a": 1}}]
+
+
+@pytest.mark.asyncio
+async def test_a_run_that_fails_ends_its_task_failed_with_the_reason() -> None:
+    broken = Reply(text=["Par"], stream_error=RuntimeError("the stream broke"))
+    agent = Agent(id="support", model=ScriptedModel([broken], repeat_last=True), max_retries=0)
+    async with live_server(create_app(agent)) as live, live.client() as client:
+        answer = await client.post(RPC, json=call("SendMessage", send("hi")))
+        task = answer.json()["result"]["task"]
+    assert task["status"]["state"] == "TASK_STATE_FAILED"
+    (part,) = task["status"]["message"]["parts"]
+    assert "the stream broke" in part["text"]
+    assert task["status"]["message"]["role"] == "ROLE_AGENT"

@@ -20,7 +20,6 @@ from typing import Any
 
 from procession.agent import Agent
 from procession.chunks import Chunk
-from procession.errors import ProcessionError
 from procession.server.a2a_wire import INTERRUPTED, TERMINAL, Said, Status, TaskView
 from procession.server.errors import status_of
 from procession.server.scaling import thread_turn
@@ -155,9 +154,8 @@ class A2ATask:
 
 
 def _failure_text(error: BaseException) -> str:
-    if isinstance(error, ProcessionError):
-        return status_of(error).message
-    return f"Internal server error: {type(error).__name__}"
+    """Why the run failed, worded as the other routes' error bodies (``status_of``)."""
+    return status_of(error).message
 
 
 async def drive(
