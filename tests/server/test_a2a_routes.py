@@ -292,3 +292,25 @@ async def test_a_run_that_fails_ends_its_task_failed_with_the_reason() -> None:
     (part,) = task["status"]["message"]["parts"]
     assert "the stream broke" in part["text"]
     assert task["status"]["message"]["role"] == "ROLE_AGENT"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
+async def test_streamed_text_survives_quotes_newlines_and_any_request_id(version: str) -> None:
+    pieces = ['say "hi"\n', "\\ ünï ", "\x00@ \u2028", "end"]
+    agent = Agent(id="support", model=ScriptedModel([Reply(text=pieces)]))
+    method = "SendStreamingMessage" if version == "1.0" else "message/stream"
+    params = send("hi")
+    if version == "0.3":
+        params["message"] |= {"role": "user", "kind": "message"}
+    request_id = '"\\u0000procession-a2a-text\\u0000"'  # looks like the server's own marker
+    async with live_server(create_app(agent)) as live, live.client() as client:
+        body = call(method, params, request_id=request_id)
+        async with client.stream("POST", RPC, json=body) as response:
+            lines = [line async for line in response.aiter_lines() if line]
+    events = [json.loads(line.removeprefix("data: ")) for line in lines]
+    assert {e["id"] for e in events} == {request_id}
+    results = [e["result"] for e in events]
+    updates = [r.get("artifactUpdate", r) for r in results]
+    texts = [u["artifact"]["parts"][0]["text"] for u in updates if "artifact" in u]
+    assert "".join(texts) == "".join(pieces)

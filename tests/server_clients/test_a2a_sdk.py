@@ -195,3 +195,10 @@ async def test_the_card_needs_a_credential_when_auth_is_on(auth_server: Served) 
         card = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
     assert set(card.security_schemes) == {"bearer", "apiKey"}
     assert card.security_schemes["bearer"].http_auth_security_scheme.scheme == "bearer"
+
+
+async def test_a_line_separator_in_the_answer_reaches_the_sdk_whole(open_server: Served) -> None:
+    # httpx (so a2a-sdk) splits event-stream lines at U+2028/U+2029 as str.splitlines does
+    async with a2a_client(open_server, "echo") as client:
+        seen = await events(client, text_message("one\u2028two\u2029three"))
+    assert streamed_text(seen) == "You said: one\u2028two\u2029three"

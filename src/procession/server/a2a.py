@@ -53,8 +53,10 @@ from procession.server.routes import RouteSpec
 from procession.server.state import ServerState, state_of
 from procession.server.streaming import ClientGone, until_disconnect
 
-__all__ = ["A2A_ROUTES", "A2ARequest", "card", "rpc"]
+__all__ = ["A2A_ROUTES", "A2ARequest", "card", "rpc", "sse_safe"]
 
+_HOLE = "\x00procession-a2a-text\x00"
+_HOLE_JSON = dumps(_HOLE)
 SSE_HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-cache"),
@@ -443,6 +445,14 @@ async def no_extended_card(call: Call, params: Any) -> Any:
     raise RpcError(RpcError.EXTENDED_CARD, "Authenticated Extended Card is not configured")
 
 
+def sse_safe(data: bytes) -> bytes:
+    """JSON with U+2028 and U+2029 escaped: clients that read an event stream with Python's
+    ``str.splitlines`` (``httpx``'s ``aiter_lines``, so ``a2a-sdk``) take them for line ends."""
+    if b"\xe2\x80" not in data:
+        return data
+    return data.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+
+
 class TaskStream:
     """The SSE answer of a streaming method: the task, then its events as JSON-RPC results,
     until it ends or waits for input. A client leaving a task it started cancels its run
@@ -468,9 +478,18 @@ class TaskStream:
         self.leaving_cancels = leaving_cancels
 
     def _event(self, result: Any) -> bytes:
-        return (
-            b"data: " + dumps({"jsonrpc": "2.0", "id": self.request_id, "result": result}) + b"\n\n"
-        )
+        data = sse_safe(dumps({"jsonrpc": "2.0", "id": self.request_id, "result": result}))
+        return b"data: " + data + b"\n\n"
+
+    def _templates(self, view: TaskView) -> dict[tuple[bool, bool], tuple[bytes, bytes]]:
+        """The artifact-update event for each (append, last), encoded once around its text:
+        a text delta then costs one string's encoding (the hot path)."""
+        out = {}
+        for flags in ((False, False), (True, False), (False, True), (True, True)):
+            result = self.dialect.artifact_event(view, _HOLE, append=flags[0], last=flags[1])
+            head, _, tail = self._event(result).rpartition(_HOLE_JSON)  # the text is last
+            out[flags] = (head, tail)
+        return out
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Stream until the task pauses or the client leaves."""
@@ -488,15 +507,14 @@ class TaskStream:
         body = self._event(dialect.task_event(self.snapshot))
         await send({"type": "http.response.body", "body": body, "more_body": True})
         view = self.snapshot  # the events use only its ids
+        pieces = self._templates(view)
         while not (task.paused and self.queue.empty()):
             event = await self.queue.get()
             if isinstance(event, Artifact):
-                result = dialect.artifact_event(
-                    view, event.text, append=event.append, last=event.last
-                )
+                head, tail = pieces[event.append, event.last]
+                body = head + sse_safe(dumps(event.text)) + tail
             else:
-                result = dialect.status_event(view, event)
-            body = self._event(result)
+                body = self._event(dialect.status_event(view, event))
             await send({"type": "http.response.body", "body": body, "more_body": True})
             if isinstance(event, Status) and (
                 event.state in TERMINAL or event.state in INTERRUPTED
