@@ -30,7 +30,14 @@ from procession.agent import Agent
 from procession.approvals import LocalApprovals
 from procession.messages.message import new_id
 from procession.server.a2a_card import agent_card
-from procession.server.a2a_tasks import A2ATask, Artifact, Event, TaskStore, drive, new_task_id
+from procession.server.a2a_tasks import (
+    A2ATask,
+    Artifact,
+    Follower,
+    TaskStore,
+    drive,
+    new_task_id,
+)
 from procession.server.a2a_tasks import now as timestamp
 from procession.server.a2a_wire import (
     DIALECTS,
@@ -236,7 +243,7 @@ def _start_error(error: BaseException) -> RpcError:
     return RpcError(code, failure.message)
 
 
-Followed = tuple[A2ATask, asyncio.Queue[Event], TaskView]
+Followed = tuple[A2ATask, Follower, TaskView]
 """A task, a queue of its events and what it was when the queue began."""
 
 
@@ -354,7 +361,7 @@ async def _send(call: Call, params: Any, *, stream: bool) -> Any:
     return call.result(call.dialect.send_result(task.view(), history_length))
 
 
-async def _until_paused(queue: asyncio.Queue[Event], task: A2ATask) -> None:
+async def _until_paused(queue: Follower, task: A2ATask) -> None:
     while not task.paused:
         await queue.get()
 
@@ -463,7 +470,7 @@ class TaskStream:
     def __init__(
         self,
         task: A2ATask,
-        queue: asyncio.Queue[Event],
+        queue: Follower,
         snapshot: TaskView,
         dialect: Dialect,
         request_id: Any,

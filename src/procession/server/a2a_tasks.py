@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,7 +24,7 @@ from procession.server.a2a_wire import INTERRUPTED, TERMINAL, Said, Status, Task
 from procession.server.errors import status_of
 from procession.server.scaling import thread_turn
 
-__all__ = ["A2ATask", "Artifact", "TaskStore", "new_task_id"]
+__all__ = ["A2ATask", "Artifact", "Follower", "TaskStore", "new_task_id"]
 
 MAX_TASKS = 10_000
 """Tasks an app keeps; past it, the oldest ended tasks are forgotten."""
@@ -42,7 +42,7 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Artifact:
     """A piece of the response's text (an artifact-update event)."""
 
@@ -52,6 +52,34 @@ class Artifact:
 
 
 Event = Status | Artifact
+
+
+class Follower:
+    """The events of a task for one request, in order (a deque and a wake-up event: lighter
+    per text delta than an ``asyncio.Queue``)."""
+
+    __slots__ = ("_events", "_wake")
+
+    def __init__(self) -> None:
+        self._events: deque[Event] = deque()
+        self._wake = asyncio.Event()
+
+    def put(self, event: Event) -> None:
+        """Add an event."""
+        self._events.append(event)
+        self._wake.set()
+
+    async def get(self) -> Event:
+        """The next event, once there is one."""
+        events = self._events
+        while not events:
+            self._wake.clear()
+            await self._wake.wait()
+        return events.popleft()
+
+    def empty(self) -> bool:
+        """Whether every event was read."""
+        return not self._events
 
 
 @dataclass(eq=False, slots=True)
@@ -72,7 +100,7 @@ class A2ATask:
     started: asyncio.Future[BaseException | None] | None = None
     """Resolved once the run produced its first chunk (``None``), or failed before (the
     error: the request answers it, and the task is forgotten)."""
-    followers: list[asyncio.Queue[Event]] = field(default_factory=list)
+    followers: list[Follower] = field(default_factory=list)
     background: bool = False
     """Started by a non-blocking send: the run goes on when its client leaves."""
     _pending: str | None = None
@@ -107,8 +135,8 @@ class A2ATask:
         self._tell(self.status)
 
     def _tell(self, event: Event) -> None:
-        for queue in self.followers:
-            queue.put_nowait(event)
+        for follower in self.followers:
+            follower.put(event)
 
     def _text(self, text: str, last: bool) -> None:
         """Send the held piece of text; hold ``text`` (the last piece is marked last)."""
@@ -141,13 +169,13 @@ class A2ATask:
                 "input-required", f"Approve the call of tool {call['toolName']!r}?", call
             )
 
-    def follow(self) -> asyncio.Queue[Event]:
-        """A queue of the task's events from now on (until :meth:`leave`)."""
-        queue: asyncio.Queue[Event] = asyncio.Queue()
+    def follow(self) -> Follower:
+        """The task's events from now on (until :meth:`leave`)."""
+        queue = Follower()
         self.followers.append(queue)
         return queue
 
-    def leave(self, queue: asyncio.Queue[Event]) -> None:
+    def leave(self, queue: Follower) -> None:
         """Stop sending events to ``queue``."""
         with contextlib.suppress(ValueError):
             self.followers.remove(queue)
