@@ -19,6 +19,8 @@ import pytest
 from ag_ui.core import Event, EventType, RunAgentInput
 from ag_ui_validate.transport import TransportOptions, validate_endpoint
 from pydantic import TypeAdapter
+from starlette.applications import Starlette
+from starlette.routing import Mount
 
 from procession import Agent, Memory, Processor, StreamRedactor, tool
 from procession.memory import SQLiteStorage
@@ -351,3 +353,14 @@ async def test_the_thread_is_memory_and_the_history_is_stored_once(tmp_path: Pat
         ("user", "two"),
         ("assistant", "turn 3"),
     ]
+
+
+async def test_the_route_is_relative_to_the_mount_point() -> None:
+    inner = create_app(scripted_agent("support", Reply(text=["Hi"])))
+    outer = Starlette(routes=[Mount("/agents", app=inner)], lifespan=inner.router.lifespan_context)
+    async with live_server(outer) as live, live.client() as client:
+        response, events = await read_events(client, "/agents/ag-ui/support", run_input(user("hi")))
+        direct = await client.post("/ag-ui/support", json=run_input(user("hi")))
+    assert response.status_code == 200
+    assert types(events)[-1] == "RUN_FINISHED"
+    assert direct.status_code == 404

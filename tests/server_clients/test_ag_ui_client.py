@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,9 @@ import pytest
 from tests.server_clients.clients import alice, bearer, mastra, message_text, ok, token, unique
 from tests.server_clients.servers import RunNode, Served, free_port, server_env, start, stop
 from tests.server_clients.shared import APOLOGY, RUDE
+
+PLANNER = Path(__file__).with_name("agui_agents.py")
+TOKEN = "agui-token-0123456789abcdef0123456789"
 
 
 def _serve(tmp: Any, name: str, **extra: str) -> Served:
@@ -156,3 +160,20 @@ def test_the_thread_is_the_caller_s_memory_thread(
     assert bob["turns"][0]["error"]["status"] == 404
     nobody = front_end(run_node, agui_auth_server, "support", "hi", threadId=thread)
     assert nobody["turns"][0]["error"]["status"] == 401
+
+
+def test_procession_serve_serves_it_behind_its_access_token(
+    run_node: RunNode, tmp_path: Path
+) -> None:
+    port = free_port()
+    procession = Path(sys.executable).with_name("procession")
+    command = [str(procession), "serve", str(PLANNER), "--port", str(port), "--token", TOKEN]
+    served = start(command, server_env(tmp_path / "serve.db"), tmp_path / "serve.log", port)
+    try:
+        seen = front_end(run_node, served, "planner", "go", headers=bearer(TOKEN))
+        refused = front_end(run_node, served, "planner", "go")
+    finally:
+        stop(served.process)
+    assert seen["turns"][0]["error"] is None
+    assert seen["state"] == {"plan": "Planned: go", "step": 0}
+    assert refused["turns"][0]["error"]["status"] == 401
