@@ -23,11 +23,13 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from procession import Agent, Memory, Processor, StreamRedactor, tool
+from procession.approvals import LocalApprovals
 from procession.memory import SQLiteStorage
 from procession.server import create_app
 from procession.testing import FunctionModel, Reply, ToolCallScript
 
 from .conftest import live_server, scripted_agent
+from .helpers import events as sse_events
 from .helpers import read_events
 
 pytestmark = pytest.mark.asyncio
@@ -364,3 +366,68 @@ async def test_the_route_is_relative_to_the_mount_point() -> None:
     assert response.status_code == 200
     assert types(events)[-1] == "RUN_FINISHED"
     assert direct.status_code == 404
+
+
+async def test_reasoning_and_a_mid_stream_error_are_their_events() -> None:
+    agent = scripted_agent(
+        "support",
+        Reply(reasoning=["Let me ", "think."], text=["Fine."]),
+        Reply(text=["Partial"], stream_error=RuntimeError("connection cut")),
+    )
+    async with live_server(create_app(agent)) as live, live.client() as client:
+        _, thinking = await read_events(client, "/ag-ui/support", run_input(user("hm")))
+        _, failing = await read_events(client, "/ag-ui/support", run_input(user("hm")))
+    models = parsed(thinking)
+    assert types(thinking)[:4] == [
+        "RUN_STARTED",
+        "STEP_STARTED",
+        "REASONING_START",
+        "REASONING_MESSAGE_START",
+    ]
+    thought = [m.delta for m in models if m.type == EventType.REASONING_MESSAGE_CONTENT]
+    assert thought == ["Let me ", "think."]
+    assert "REASONING_END" in types(thinking)
+    # the failed step is never released (D31): the client sees the error, not its text
+    failed = parsed(failing)
+    assert types(failing) == ["RUN_STARTED", "RUN_ERROR"]
+    assert "connection cut" in failed[-1].message
+    assert failed[-1].code
+    assert "Partial" not in str(failing)
+
+
+@tool(requires_approval=True)
+async def refund(amount: int) -> str:
+    """Refund an amount."""
+    return f"refunded {amount}"
+
+
+async def test_a_tool_approval_is_a_custom_event_answered_on_its_route() -> None:
+    agent = scripted_agent(
+        "refunds",
+        Reply(tool_calls=[ToolCallScript("refund", {"amount": 9}, id="r1")]),
+        Reply(text=["Done."]),
+        tools=[refund],
+        approvals=LocalApprovals(),
+    )
+    body = run_input(user("refund me"))
+    async with (
+        live_server(create_app(agent)) as live,
+        live.client() as client,
+        client.stream("POST", "/ag-ui/refunds", json=body) as response,
+    ):
+        text = ""
+        chunks = response.aiter_text()
+        while "procession:tool-call-approval" not in text:
+            text += await anext(chunks)
+        decision = {"toolCallId": "r1", "approved": True, "runId": body["runId"]}
+        answered = await client.post("/api/agents/refunds/send-tool-approval", json=decision)
+        async for chunk in chunks:
+            text += chunk
+    assert answered.status_code == 200
+    models = parsed(sse_events(text))
+    (asked,) = [m for m in models if m.type == EventType.CUSTOM]
+    assert asked.name == "procession:tool-call-approval"
+    assert asked.value == {"toolCallId": "r1", "toolName": "refund", "args": {"amount": 9}}
+    (result,) = [m for m in models if m.type == EventType.TOOL_CALL_RESULT]
+    assert result.content == "refunded 9"
+    assert models[-1].type == EventType.RUN_FINISHED
