@@ -134,6 +134,7 @@ async def test_a_run_is_the_ag_ui_event_stream() -> None:
     ]
     assert models[0].thread_id == "t-7"
     assert models[0].run_id == body["runId"]
+    assert models[0].protocol_version == "1.0"
     assert models[-1].type == EventType.RUN_FINISHED
     assert models[-1].run_id == body["runId"]
     call = models[2]

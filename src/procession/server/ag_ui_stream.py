@@ -8,7 +8,8 @@ to events as follows (decision 0365):
 =============================================  ================================================
 procession chunk                               AG-UI events
 =============================================  ================================================
-(the first chunk, whatever it is)              ``RUN_STARTED`` (``threadId``, ``runId``) first
+(the first chunk, whatever it is)              ``RUN_STARTED`` (``threadId``, ``runId``,
+                                               ``protocolVersion: "1.0"``) first
 ``step-start`` / ``step-finish``               ``STEP_STARTED`` / ``STEP_FINISHED``
                                                (``stepName``: ``step-0``, ``step-1``, ...)
 ``text-start`` / ``-delta`` / ``-end``         ``TEXT_MESSAGE_START`` (``role: "assistant"``)
@@ -50,7 +51,7 @@ from procession.chunks import Chunk
 from procession.messages.message import new_id
 from procession.server.encoding import dumps
 
-__all__ = ["HEADERS", "AGUIEncoder"]
+__all__ = ["HEADERS", "PROTOCOL_VERSION", "AGUIEncoder"]
 
 HEADERS = {
     "content-type": "text/event-stream; charset=utf-8",
@@ -59,6 +60,10 @@ HEADERS = {
 }
 """The response headers of an AG-UI event stream."""
 
+PROTOCOL_VERSION = "1.0"
+"""The AG-UI protocol version the stream speaks, declared in ``RUN_STARTED``."""
+
+_RUN_STARTED = {"type": "RUN_STARTED", "protocolVersion": PROTOCOL_VERSION}
 _CONTENT = b'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":'
 _REASONING = b'data: {"type":"REASONING_MESSAGE_CONTENT","messageId":'
 _DELTA = b',"delta":'
@@ -128,7 +133,7 @@ class AGUIEncoder:
             return self._delta(self._texts, chunk.payload, _CONTENT, "text-start")
         if not self._started:
             self._started = True
-            start = _event({"type": "RUN_STARTED", **self._run, "timestamp": _now()})
+            start = _event({**_RUN_STARTED, **self._run, "timestamp": _now()})
             rest = self.encode(chunk)
             return start if rest is None else start + rest
         handler = _HANDLERS.get(kind)
@@ -143,7 +148,7 @@ class AGUIEncoder:
         run ended without ``finish``: the server cut the stream short)."""
         if self._ended:
             return b""
-        prefix = b"" if self._started else _event({"type": "RUN_STARTED", **self._run})
+        prefix = b"" if self._started else _event({**_RUN_STARTED, **self._run})
         self._started = self._ended = True
         ended = {"type": "RUN_ERROR", "message": "The run ended early", "code": "incomplete"}
         return prefix + _event({**ended, "timestamp": _now()})
