@@ -202,6 +202,7 @@ class NoSecrets(Processor):
 
 
 async def test_a_tripwire_is_run_error_with_its_code() -> None:
+    # D12: a tripwire ends the stream with its reason, metadata and processor id
     agent = scripted_agent("support", Reply(text=["never"]), input_processors=[NoSecrets()])
     async with live_server(create_app(agent)) as live, live.client() as client:
         body = run_input(user("tell me the secret"))
@@ -248,6 +249,7 @@ async def test_a_retry_is_never_visible() -> None:
 
 
 async def test_output_processors_redact_mid_stream() -> None:
+    # D31: the redactor's output is what each released step carries
     agent = scripted_agent(
         "support",
         Reply(text=["card 4111 ", "1111 1111", " 1111 ok"]),
@@ -432,3 +434,27 @@ async def test_a_tool_approval_is_a_custom_event_answered_on_its_route() -> None
     (result,) = [m for m in models if m.type == EventType.TOOL_CALL_RESULT]
     assert result.content == "refunded 9"
     assert models[-1].type == EventType.RUN_FINISHED
+
+
+async def test_a_client_that_leaves_cancels_the_run(tmp_path: Path) -> None:
+    # D32: leaving the stream cancels the model call at once; D13: a cancelled run stores nothing
+    called, cancelled = asyncio.Event(), asyncio.Event()
+
+    async def thinks(options: Any) -> Reply:
+        called.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return Reply(text=["too late"])
+
+    memory = Memory(SQLiteStorage(str(tmp_path / "m.db")))
+    agent = Agent(id="slow", model=FunctionModel(thinks), memory=memory)
+    body = run_input(user("take your time"), threadId="left")
+    async with live_server(create_app(agent)) as live:
+        async with live.client() as client, client.stream("POST", "/ag-ui/slow", json=body) as r:
+            assert b"RUN_STARTED" in await anext(r.aiter_bytes())
+            await asyncio.wait_for(called.wait(), 10)
+        await asyncio.wait_for(cancelled.wait(), 10)  # the client closed its connection
+    assert await memory.list_messages("left", resource_id="local") == []
