@@ -90,6 +90,7 @@ async def through_asgi(app: Any, path: str, body: bytes) -> float:
         "query_string": b"",
         "root_path": "",
         "headers": [
+            (b"host", b"127.0.0.1:4111"),  # the app refuses a request without an allowed Host
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
         ],
@@ -143,6 +144,7 @@ async def through_socket(
 def start_server(directory: Path, port: int) -> subprocess.Popen[bytes]:
     (directory / "bench_app.py").write_text(APP)
     command = [sys.executable, "-m", "procession", "serve", "bench_app.py", "--port", str(port)]
+    command.append("--no-token")  # loopback only; the token's check is not what is measured
     process = subprocess.Popen(
         command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -176,12 +178,15 @@ async def main() -> None:
     user = {"id": "u", "role": "user", "parts": [{"type": "text", "text": "go"}]}
     chat = {"id": "c", "messages": [user]}
     chat_body = json.dumps(chat).encode()
+    said = {"id": "u", "role": "user", "content": "go"}
+    ag_ui_body = json.dumps({"threadId": "t", "runId": "r", "messages": [said]}).encode()
     times: dict[str, list[float]] = {
         k: []
         for k in (
             "inProcess",
             "asgiMastra",
             "asgiUI",
+            "asgiAGUI",
             "socketMastra",
             "socketUI",
             "cpuMastra",
@@ -199,6 +204,7 @@ async def main() -> None:
                         await through_asgi(app, "/api/agents/bench/stream", mastra_body)
                     )
                     times["asgiUI"].append(await through_asgi(app, "/chat/bench", chat_body))
+                    times["asgiAGUI"].append(await through_asgi(app, "/ag-ui/bench", ag_ui_body))
                     wall, cpu = await through_socket(
                         client, "/api/agents/bench/stream", {"messages": "go"}, server.pid
                     )
@@ -221,6 +227,7 @@ async def main() -> None:
             "addedMicrosPerChunk": {
                 "asgiMastra": per_chunk(medians["asgiMastra"] - base),
                 "asgiUI": per_chunk(medians["asgiUI"] - base),
+                "asgiAGUI": per_chunk(medians["asgiAGUI"] - base),
                 "socketMastraServerCpu": per_chunk(medians["cpuMastra"] - base),
                 "socketUIServerCpu": per_chunk(medians["cpuUI"] - base),
             },

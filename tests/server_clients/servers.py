@@ -24,7 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 JS = ROOT / "tests" / "js"
 NODE = JS / "node_modules" / ".bin" / "node"
-PACKAGES = ("@mastra/client-js", "ai")
+PACKAGES = ("@mastra/client-js", "ai", "@ag-ui/client")
 
 RunNode = Callable[[str, dict[str, Any]], dict[str, Any]]
 

@@ -106,7 +106,8 @@ def create_app(
     Routes: Mastra's ``/api/agents`` (list, get, ``generate``, ``stream``) and
     ``/api/memory`` (threads, messages, working memory), the AI SDK UI message stream at
     ``POST /chat/{agentId}``, the OpenAPI document at ``/api/openapi.json``, ``/health``
-    and Studio at ``/studio``. See ``docs/server.md`` and ``docs/studio.md``.
+    and Studio at ``/studio``. See ``docs/server.md`` and ``docs/studio.md``. The AG-UI
+    event stream is at ``POST /ag-ui/{agentId}`` (``docs/server-ag-ui.md``).
 
     Args:
         agents: An agent, a list of agents (served under their ids) or ``{id: agent}``.

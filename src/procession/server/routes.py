@@ -13,9 +13,10 @@ from typing import Any
 from pydantic import BaseModel
 from starlette.requests import Request
 
+from procession.server import ag_ui_routes, reconnect
 from procession.server import agent_routes as agents
 from procession.server import memory_routes as memory
-from procession.server import reconnect
+from procession.server.ag_ui_input import RunAgentBody
 from procession.server.bodies import (
     ChatBody,
     CreateThreadBody,
@@ -127,6 +128,17 @@ ROUTES: tuple[RouteSpec, ...] = (
         body=ChatBody,
         response="uiStream",
         errors=_RUN_ERRORS,
+    ),
+    RouteSpec(
+        "POST",
+        "/ag-ui/{agentId}",
+        ag_ui_routes.run_ag_ui,
+        "runAgUi",
+        "Run an agent on an AG-UI RunAgentInput and stream its AG-UI events",
+        "Chat",
+        body=RunAgentBody,
+        response="stream",
+        errors=(400, *_RUN_ERRORS),
     ),
     RouteSpec(
         "POST",
