@@ -23,7 +23,7 @@ from procession._engine.outcomes import Aborted, Blocked, Retry, Stop
 from procession._engine.state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
-from procession.messages._tracking import EDITS
+from procession.messages._tracking import EDITS, edits_in_place
 from procession.messages.parts import DataPart
 from procession.messages.validation import validate_messages
 from procession.models._abort import cancel_on_abort
@@ -201,7 +201,9 @@ class Hook:
         self.function: Callable[..., Any] = getattr(processor, name)
         self.wants, self.is_async = declared_arguments(self.function, self.processor_id, name)
         wants = self.wants
-        self.edits = wants is None or "messages" in wants or "message_list" in wants
+        self.edits = (
+            wants is None or "messages" in wants or "message_list" in wants
+        ) and edits_in_place(self.function)
         """Whether it can reach messages to edit in place (checked after it returns, D30)."""
         self.record = _AbortRecord()
         default = (
