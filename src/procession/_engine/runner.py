@@ -201,9 +201,7 @@ class Hook:
         self.function: Callable[..., Any] = getattr(processor, name)
         self.wants, self.is_async = declared_arguments(self.function, self.processor_id, name)
         wants = self.wants
-        self.edits = (
-            wants is None or "messages" in wants or "message_list" in wants
-        ) and edits_in_place(self.function)
+        self.edits = wants is None or "messages" in wants or "message_list" in wants
         """Whether it can reach messages to edit in place (checked after it returns, D30)."""
         self.record = _AbortRecord()
         default = (
@@ -457,8 +455,8 @@ class HookRunner:
         tripwire = hook.record.take()
         if tripwire is not None:  # an abort the hook caught (D29)
             return await self.tripped(hook, tripwire)
-        if hook.edits and EDITS.count != edits:
-            self.check_edits(hook)
+        if hook.edits and EDITS.count != edits and edits_in_place(hook.function):
+            self.check_edits(hook)  # D30 (a hook marked keeps_messages only adds, checked)
         if run.emitter.pending:
             stop = await self.settle()
             if stop is not None:

@@ -449,6 +449,21 @@ _CONTENT_KEYS = frozenset(
 _FORMAT_AND_PARTS = frozenset(("format", "parts"))
 
 
+def _text_parts(parts: list[Any]) -> list[Part] | None:
+    """The parts when each is a text part with only ``type`` and ``text`` (the usual stored
+    message), read without building a path per part; ``None`` when one is anything else, and
+    :func:`part_from_dict` reads them all with its full rules."""
+    decoded: list[Part] = []
+    for part in parts:
+        if type(part) is not dict or not part.keys() <= _TEXT_ONLY or part.get("type") != "text":
+            return None
+        text = part.get("text")
+        if type(text) is not str:
+            return None
+        decoded.append(TextPart(text=text))
+    return decoded
+
+
 def _decode_content(obj: object, path: str) -> MessageContent:
     if isinstance(obj, str):
         raise MessageError(
@@ -462,7 +477,9 @@ def _decode_content(obj: object, path: str) -> MessageContent:
     parts = _require(obj, "parts", path)
     if not isinstance(parts, list):
         raise MessageError(f"{path}.parts", "must be an array of parts", parts)
-    decoded = [part_from_dict(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)]
+    decoded = _text_parts(parts)
+    if decoded is None:
+        decoded = [part_from_dict(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)]
     if obj.keys() <= _FORMAT_AND_PARTS:  # the usual stored content: no optional field
         return MessageContent(parts=decoded)
     legacy = obj.get("content")
