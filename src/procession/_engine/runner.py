@@ -23,7 +23,7 @@ from procession._engine.outcomes import Aborted, Blocked, Retry, Stop
 from procession._engine.state import DEFAULT_ERROR_RETRY_BUDGET, RunState
 from procession.chunks import Chunk, check_chunk
 from procession.errors import MessageError, ProcessorError, TripWire
-from procession.messages._tracking import EDITS
+from procession.messages._tracking import EDITS, edits_in_place
 from procession.messages.parts import DataPart
 from procession.messages.validation import validate_messages
 from procession.models._abort import cancel_on_abort
@@ -455,8 +455,8 @@ class HookRunner:
         tripwire = hook.record.take()
         if tripwire is not None:  # an abort the hook caught (D29)
             return await self.tripped(hook, tripwire)
-        if hook.edits and EDITS.count != edits:
-            self.check_edits(hook)
+        if hook.edits and EDITS.count != edits and edits_in_place(hook.function):
+            self.check_edits(hook)  # D30 (a hook marked keeps_messages only adds, checked)
         if run.emitter.pending:
             stop = await self.settle()
             if stop is not None:

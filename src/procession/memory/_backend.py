@@ -199,10 +199,7 @@ def resource_from_row(
 
 def messages_from_rows(rows: Iterable[Any], thread_id: str, resource_id: str) -> list[Message]:
     """Messages of one thread from ``(id, body)`` rows."""
-    return [
-        rec.decode_message(r[1], message_id=r[0], thread_id=thread_id, resource_id=resource_id)
-        for r in rows
-    ]
+    return rec.decode_messages(list(rows), thread_id=thread_id, resource_id=resource_id)
 
 
 def usage_values(record: UsageRecord, when: When) -> tuple[Any, ...]:

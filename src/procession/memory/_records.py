@@ -36,6 +36,7 @@ __all__ = [
     "check_text",
     "check_working_memory",
     "decode_message",
+    "decode_messages",
     "decode_metadata",
     "encode_message",
     "encode_messages",
@@ -116,13 +117,57 @@ def decode_message(body: str, *, message_id: str, thread_id: str, resource_id: s
     """A row back as a message; a row that does not decode raises ``CorruptRecordError``."""
     try:
         data = json.loads(body)
+    except (ValueError, TypeError) as error:
+        raise CorruptRecordError(thread_id, message_id, str(error)) from None
+    return _message(data, message_id, thread_id, resource_id)
+
+
+def decode_messages(
+    rows: Sequence[Sequence[Any]], *, thread_id: str, resource_id: str
+) -> list[Message]:
+    """Rows ``(id, body)`` of one thread back as messages, as :func:`decode_message` reads each.
+
+    The bodies are parsed with one ``json.loads`` of their JSON array (a third of the cost of
+    a call per row). When that fails, or does not give one valid message with the row's id per
+    row, every row is decoded on its own, so a corrupt one fails with the same error as before.
+    """
+    if not rows:
+        return []
+    try:
+        data = json.loads("[" + ",".join([row[1] for row in rows]) + "]")
+    except (ValueError, TypeError):
+        data = None
+    if isinstance(data, list) and len(data) == len(rows):
+        try:
+            return [
+                _message(item, row[0], thread_id, resource_id)
+                for row, item in zip(rows, data, strict=True)
+            ]
+        except CorruptRecordError:
+            pass
+    return [
+        decode_message(row[1], message_id=row[0], thread_id=thread_id, resource_id=resource_id)
+        for row in rows
+    ]
+
+
+def _message(data: object, message_id: str, thread_id: str, resource_id: str) -> Message:
+    """A parsed body as a message of ``thread_id``, decoded with the codec's rules (D30)."""
+    if isinstance(data, dict) and "threadId" not in data and "resourceId" not in data:
+        data["threadId"] = thread_id  # set while decoding: built whole, nothing assigned after
+        data["resourceId"] = resource_id
+        stamped = True
+    else:
+        stamped = False
+    try:
         message = message_from_dict(data)
     except (ValueError, TypeError, MessageError) as error:
         raise CorruptRecordError(thread_id, message_id, str(error)) from None
     if message.id != message_id:
         raise CorruptRecordError(thread_id, message_id, f"body holds id {message.id!r}")
-    message.thread_id = thread_id
-    message.resource_id = resource_id
+    if not stamped:
+        message.thread_id = thread_id
+        message.resource_id = resource_id
     return message
 
 

@@ -21,6 +21,7 @@ from procession.memory._working import TOOL_NAME, WorkingMemoryFormat
 from procession.memory.config import SemanticRecallConfig, WorkingMemoryConfig
 from procession.memory.embedding import Embedder
 from procession.memory.storage import Storage
+from procession.messages._tracking import keeps_messages
 from procession.messages.message import Message
 from procession.messages.message_list import MessageList
 from procession.messages.parts import StepStartPart, ToolInvocationPart
@@ -142,6 +143,7 @@ class MessageHistory(Processor):
         self.storage = _storage(self, storage)
         self.last_messages = opt.integer("MessageHistory", "last_messages", last_messages, 0)
 
+    @keeps_messages  # adds through MessageList.add, which checks each message (D30)
     async def process_input(
         self, *, message_list: MessageList, request_context: RequestContext, **_: Any
     ) -> None:
@@ -263,6 +265,7 @@ class SemanticRecall(Processor):
         """The vector of each run's query, by (message id, text), until ``Memory.commit`` stores
         it: the query is embedded once per run, not again when its message is stored."""
 
+    @keeps_messages  # removes and adds through MessageList, which checks each message (D30)
     async def process_input(
         self,
         *,

@@ -18,9 +18,12 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, SupportsIndex, TypeVar
 
-__all__ = ["EDITS", "EditCounter", "PartList", "tracked"]
+__all__ = ["EDITS", "EditCounter", "PartList", "edits_in_place", "keeps_messages", "tracked"]
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_KEEPS = "__procession_keeps_messages__"
 
 
 class EditCounter:
@@ -41,6 +44,24 @@ _set = object.__setattr__
 def _count_setattr(self: object, name: str, value: object) -> None:
     EDITS.count += 1
     _set(self, name, value)
+
+
+def keeps_messages(function: F) -> F:
+    """Mark a hook that edits no message in place: it only adds messages through
+    ``MessageList.add``, which checks each one with the rules storage reads with (D24), so the
+    runner need not check the whole list again after it returns (D30).
+
+    Only the marked function is trusted: a subclass that overrides it (even one that calls it
+    through ``super()``) has a function of its own, and that one is checked as any hook.
+    """
+    setattr(function, _KEEPS, True)
+    return function
+
+
+def edits_in_place(function: Callable[..., Any]) -> bool:
+    """Whether a hook (a bound method or a function) may edit messages in place: every hook
+    but one marked with :func:`keeps_messages`."""
+    return not getattr(getattr(function, "__func__", function), _KEEPS, False)
 
 
 def tracked(cls: type[T]) -> type[T]:

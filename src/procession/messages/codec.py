@@ -106,7 +106,7 @@ def _opt_list(obj: dict[str, Any], key: str, path: str) -> list[Any] | None:
 
 
 def _extra(obj: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
-    if len(obj) <= len(known) and all(k in known for k in obj):
+    if obj.keys() <= known:  # the usual case: one set comparison, in C
         return None
     extra = {k: v for k, v in obj.items() if k not in known}
     return extra or None
@@ -172,7 +172,14 @@ def _pm(obj: dict[str, Any], path: str) -> Any:
     return _opt_dict(obj, "providerMetadata", path)
 
 
+_TEXT_ONLY = frozenset(("type", "text"))
+
+
 def _decode_text(obj: dict[str, Any], path: str) -> Part:
+    if obj.keys() <= _TEXT_ONLY:  # the usual stored text part: no optional field to read
+        text = obj.get("text", _MISSING)
+        if type(text) is str:
+            return TextPart(text=text)
     return TextPart(
         text=_str(obj, "text", path),
         provider_metadata=_pm(obj, path),
@@ -439,6 +446,24 @@ _CONTENT_KEYS = frozenset(
 )
 
 
+_FORMAT_AND_PARTS = frozenset(("format", "parts"))
+
+
+def _text_parts(parts: list[Any]) -> list[Part] | None:
+    """The parts when each is a text part with only ``type`` and ``text`` (the usual stored
+    message), read without building a path per part; ``None`` when one is anything else, and
+    :func:`part_from_dict` reads them all with its full rules."""
+    decoded: list[Part] = []
+    for part in parts:
+        if type(part) is not dict or not part.keys() <= _TEXT_ONLY or part.get("type") != "text":
+            return None
+        text = part.get("text")
+        if type(text) is not str:
+            return None
+        decoded.append(TextPart(text=text))
+    return decoded
+
+
 def _decode_content(obj: object, path: str) -> MessageContent:
     if isinstance(obj, str):
         raise MessageError(
@@ -452,7 +477,11 @@ def _decode_content(obj: object, path: str) -> MessageContent:
     parts = _require(obj, "parts", path)
     if not isinstance(parts, list):
         raise MessageError(f"{path}.parts", "must be an array of parts", parts)
-    decoded = [part_from_dict(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)]
+    decoded = _text_parts(parts)
+    if decoded is None:
+        decoded = [part_from_dict(p, f"{path}.parts[{i}]") for i, p in enumerate(parts)]
+    if obj.keys() <= _FORMAT_AND_PARTS:  # the usual stored content: no optional field
+        return MessageContent(parts=decoded)
     legacy = obj.get("content")
     if legacy is not None and not isinstance(legacy, str):
         raise MessageError(
@@ -489,19 +518,23 @@ def message_from_dict(obj: object, path: str = "message") -> Message:
         message_id = new_id()
     elif not isinstance(message_id, str) or not message_id:
         raise MessageError(f"{path}.id", "must be a non-empty string", message_id)
+    content = _decode_content(_require(obj, "content", path), f"{path}.content")
+    thread_id = _opt_str(obj, "threadId", path)
+    resource_id = _opt_str(obj, "resourceId", path)
+    kind = _opt_str(obj, "type", path)
     created = obj.get("createdAt")
-    message = Message(
+    return Message(  # built whole: no field assigned after construction
         id=message_id,
         role=role,  # type: ignore[arg-type]  # checked against ROLES above
-        content=_decode_content(_require(obj, "content", path), f"{path}.content"),
-        thread_id=_opt_str(obj, "threadId", path),
-        resource_id=_opt_str(obj, "resourceId", path),
-        type=_opt_str(obj, "type", path),
+        content=content,
+        created_at=(
+            datetime.now(UTC) if created is None else decode_datetime(created, f"{path}.createdAt")
+        ),
+        thread_id=thread_id,
+        resource_id=resource_id,
+        type=kind,
         extra=_extra(obj, _MESSAGE_KEYS),
     )
-    if created is not None:
-        message.created_at = decode_datetime(created, f"{path}.createdAt")
-    return message
 
 
 def _encode_content(content: MessageContent) -> dict[str, Any]:

@@ -193,12 +193,16 @@ class MessageList:
         items = coerce_messages(messages)
         self._check_tool_results(items)
         added: list[str] = []
+        remembered = -1  # where the next remembered message goes, once known
         for item in items:
             if isinstance(item, SystemMessage):
                 if source != "memory":
                     self.add_system(item)
             elif isinstance(item, ToolResultInput):
                 self._apply_tool_result(item)
+            elif source == "memory":
+                remembered = self._remember(item, remembered)
+                added.append(item.id)
             else:
                 self._insert(item, source)
                 added.append(item.id)
@@ -206,25 +210,38 @@ class MessageList:
             self._recording.append(Mutation("add", tuple(added), source))
         return self
 
+    def _remember(self, message: Message, at: int) -> int:
+        """Insert a remembered message after the remembered ones; ``at`` is where they end
+        (``-1``: not known yet, so a batch finds it once, not once per message). Returns where
+        the next one goes."""
+        if self.thread_id is not None and message.thread_id is None:
+            message.thread_id = self.thread_id
+        if self.resource_id is not None and message.resource_id is None:
+            message.resource_id = self.resource_id
+        sources = self._sources
+        if message.id in sources:
+            return at  # remembered history never overrides what the caller sent
+        messages = self._messages
+        if at < 0:
+            at = 0
+            while at < len(messages) and sources.get(messages[at].id) == "memory":
+                at += 1
+        messages.insert(at, message)
+        sources[message.id] = "memory"
+        return at + 1
+
     def _insert(self, message: Message, source: str) -> None:
+        """Add or replace a message that is not remembered (see :meth:`_remember`)."""
         if self.thread_id is not None and message.thread_id is None:
             message.thread_id = self.thread_id
         if self.resource_id is not None and message.resource_id is None:
             message.resource_id = self.resource_id
         messages = self._messages
         if message.id in self._sources:
-            if source == "memory":
-                return  # remembered history never overrides what the caller sent
             for index, existing in enumerate(messages):
                 if existing.id == message.id:
                     messages[index] = message
                     break
-        elif source == "memory":
-            sources = self._sources
-            index = 0
-            while index < len(messages) and sources.get(messages[index].id) == "memory":
-                index += 1
-            messages.insert(index, message)
         else:
             messages.append(message)
         self._sources[message.id] = source
