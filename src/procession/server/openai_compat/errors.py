@@ -20,12 +20,13 @@ from starlette.requests import Request
 
 from procession.errors import ProcessionError
 from procession.server.encoding import dumps
-from procession.server.errors import HTTPError, status_of
+from procession.server.errors import HTTPError, error_body, status_of
 
 __all__ = [
     "PREFIX",
     "OpenAIError",
     "OpenAIErrorShape",
+    "error_body_for",
     "invalid",
     "openai_error",
     "openai_endpoint",
@@ -154,6 +155,14 @@ class OpenAIErrorShape:
             await send(message)
 
         await self.app(scope, receive, reshaping)
+
+
+def error_body_for(scope: Any, status: int, message: str) -> dict[str, Any]:
+    """The error body a layer in front of the app answers with: OpenAI's shape on a
+    ``/v1/`` path, ``{"error": message}`` elsewhere."""
+    if _route_path(scope).startswith(PREFIX):
+        return openai_error(status, message)
+    return error_body(message)
 
 
 def _route_path(scope: Any) -> str:

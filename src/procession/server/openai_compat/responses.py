@@ -108,7 +108,7 @@ def _end(reason: str | None) -> tuple[str, str | None]:
 class ResponseEvents:
     """Encodes one run's chunks as Responses API stream events (one per response)."""
 
-    __slots__ = ("_delta_head", "_done", "_parts", "_seq", "_shape", "_texts", "_usage")
+    __slots__ = ("_delta_head", "_done", "_opened", "_parts", "_seq", "_shape", "_texts", "_usage")
 
     def __init__(self, shape: ResponseShape) -> None:
         self._shape = shape
@@ -117,6 +117,8 @@ class ResponseEvents:
         """The text deltas of the open output_text part (``None`` before the first)."""
         self._parts: list[dict[str, Any]] = []
         self._done = False
+        self._opened = False
+        """``response.created`` went out (at ``start``, or before the first other event)."""
         self._usage: Any = None
         item = dumps(shape.message_id)
         self._delta_head = (
@@ -144,16 +146,13 @@ class ResponseEvents:
             text = chunk.payload.get("text")
             if not text or self._done:
                 return None
-            out = b"" if self._texts is not None else self._open_text()
+            out = b"" if self._texts is not None else self._open() + self._open_text()
             self._texts.append(text)  # type: ignore[union-attr]
             self._seq += 1
             seq = str(self._seq - 1).encode()
             return out + self._delta_head + dumps(text) + b',"sequence_number":' + seq + b"}\n\n"
         if kind == "start":
-            created = self._shape.response("in_progress")
-            return self._event("response.created", {"response": created}) + self._event(
-                "response.in_progress", {"response": created}
-            )
+            return self._open()
         if self._done:
             return None
         if kind == "tripwire":
@@ -170,6 +169,15 @@ class ResponseEvents:
         if kind == "abort":
             return self._finish("stop")
         return None
+
+    def _open(self) -> bytes:
+        if self._opened:
+            return b""
+        self._opened = True
+        created = self._shape.response("in_progress")
+        return self._event("response.created", {"response": created}) + self._event(
+            "response.in_progress", {"response": created}
+        )
 
     def _open_text(self) -> bytes:
         self._texts = []
@@ -190,7 +198,7 @@ class ResponseEvents:
         ) + self._event("response.content_part.done", self._item(index, part=part))
 
     def _refuse(self, reason: str) -> bytes:
-        out = self._close_text()
+        out = self._open() + self._close_text()
         if self._texts is None:
             item = self._shape.message([], "in_progress")
             out += self._event("response.output_item.added", {"output_index": 0, "item": item})
@@ -207,7 +215,7 @@ class ResponseEvents:
         return out + self._finish("content_filter", text_closed=True)
 
     def _finish(self, reason: str, *, text_closed: bool = False) -> bytes:
-        out = b"" if text_closed else self._close_text()
+        out = self._open() + (b"" if text_closed else self._close_text())
         self._done = True
         if self._parts:
             item = self._shape.message(self._parts, "completed")
@@ -220,9 +228,10 @@ class ResponseEvents:
         return out + self._event(kind, {"response": done})
 
     def _fail(self, message: str) -> bytes:
+        out = self._open()
         self._done = True
         failed = self._shape.response("failed", self._parts, error=message)
-        return self._event("response.failed", {"response": failed})
+        return out + self._event("response.failed", {"response": failed})
 
     def close(self) -> bytes:
         """The last events: the end of a run that sent none."""
