@@ -272,6 +272,20 @@ async def test_with_a_thread_the_history_comes_from_memory_once(
     assert sum("One" in t for t in texts) == 1
 
 
+async def test_a_malformed_thread_id_is_400(guarded: Any) -> None:
+    live, agent = guarded
+    async with _sdk(live.url, ALICE_KEY) as alice:
+        for bad in ("", "t\x00x", "t" * 513):
+            with pytest.raises(openai.BadRequestError) as caught:
+                await alice.chat.completions.create(
+                    model="support",
+                    messages=[{"role": "user", "content": "x"}],
+                    metadata={"thread_id": bad},
+                )
+            assert caught.value.body["param"] == "metadata.thread_id"  # type: ignore[index]
+    assert agent.model.calls == []
+
+
 async def test_a_thread_for_an_agent_without_memory_is_400() -> None:
     agent = scripted_agent("support", "Hi")
     async with live_server(create_app(agent)) as live, _sdk(live.url, "unused") as client:

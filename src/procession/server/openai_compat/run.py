@@ -33,6 +33,7 @@ from procession.results import AgentResult
 from procession.server.errors import status_of
 from procession.server.openai_compat.bodies import OpenAIBody
 from procession.server.openai_compat.errors import OpenAIError, invalid
+from procession.server.params import control_character
 from procession.server.scaling import thread_turn
 from procession.server.state import ServerState, read_json, state_of
 from procession.server.streaming import ClientGone, StreamResponse, until_disconnect
@@ -126,8 +127,10 @@ def prepare(
     if thread is not None:
         if agent.memory is None:
             raise invalid(f"metadata.{THREAD_KEY}", f"agent {agent.id!r} has no memory")
-        if not thread or len(thread) > 512:
-            raise invalid(f"metadata.{THREAD_KEY}", "must be 1 to 512 characters")
+        if not thread or len(thread) > 512 or control_character(thread) is not None:
+            raise invalid(
+                f"metadata.{THREAD_KEY}", "must be 1 to 512 characters, no control characters"
+            )
         options["thread_id"] = thread
         messages = _after_last_answer(messages)
     elif agent.memory is not None:
