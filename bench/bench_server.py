@@ -250,8 +250,11 @@ def servers(only: set[str], chunks: int, long_chunks: int) -> list[Server]:
         command = [*uvicorn, "--host", "127.0.0.1", "--port", "{port}", "--log-level", "warning"]
         out.append(Server("bare", command, ROOT, env))
     if "procession" in only:
-        # loopback only: the access token of an app without credentials is off (issue 20)
+        # loopback only: the access token of an app without credentials is off, and the
+        # connection cap (1000 by default, issue 20) is above a batch plus the last one's
+        # keep-alive connections
         command = [str(PROCESSION), "serve", str(HERE / "server_app.py"), "--no-token"]
+        command += ["--max-connections", "10000"]
         out.append(
             Server("procession", [*command, "--host", "127.0.0.1", "--port", "{port}"], ROOT, env)
         )

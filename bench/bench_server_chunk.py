@@ -8,7 +8,9 @@ more about the neighbours than about the code):
 
 * ``inProcess``: ``async for chunk in agent.stream(...)`` — the baseline;
 * ``asgi``: the app called directly with in-memory ``receive``/``send`` (routing, body
-  parsing, the encoder and Starlette, no socket), for Mastra's stream and the UI stream;
+  parsing, the encoder and Starlette, no socket), for Mastra's stream, the UI stream and the
+  OpenAI-compatible ``/v1/chat/completions`` stream (issue 26; it releases per step, D31, so
+  its baseline is the same run in process with ``release="step"``, ``inProcessStep``);
 * ``socket``: ``procession serve`` (uvicorn) in a subprocess on 127.0.0.1, read with httpx:
   the server process's CPU time (from ``/proc``), socket writes included; the client's wall
   time is reported too.
@@ -71,9 +73,9 @@ def make_agent() -> Agent:
     return Agent(id="bench", model=model, output_processors=[Pass("a"), Pass("b"), Pass("c")])
 
 
-async def in_process(agent: Agent) -> float:
+async def in_process(agent: Agent, release: Any = "live") -> float:
     start = time.process_time()
-    async for _ in agent.stream("go"):
+    async for _ in agent.stream("go", release=release):
         pass
     return time.process_time() - start
 
@@ -90,6 +92,7 @@ async def through_asgi(app: Any, path: str, body: bytes) -> float:
         "query_string": b"",
         "root_path": "",
         "headers": [
+            (b"host", b"127.0.0.1:4111"),  # the Host check (issue 20)
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
         ],
@@ -142,7 +145,8 @@ async def through_socket(
 
 def start_server(directory: Path, port: int) -> subprocess.Popen[bytes]:
     (directory / "bench_app.py").write_text(APP)
-    command = [sys.executable, "-m", "procession", "serve", "bench_app.py", "--port", str(port)]
+    serve = [sys.executable, "-m", "procession", "serve", "bench_app.py", "--no-token"]
+    command = [*serve, "--port", str(port)]  # loopback: no access token (issue 20)
     process = subprocess.Popen(
         command, cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -176,16 +180,23 @@ async def main() -> None:
     user = {"id": "u", "role": "user", "parts": [{"type": "text", "text": "go"}]}
     chat = {"id": "c", "messages": [user]}
     chat_body = json.dumps(chat).encode()
+    chat_completion = {"model": "bench", "messages": [{"role": "user", "content": "go"}]}
+    openai = {**chat_completion, "stream": True}
+    openai_body = json.dumps(openai).encode()
     times: dict[str, list[float]] = {
         k: []
         for k in (
             "inProcess",
+            "inProcessStep",
             "asgiMastra",
             "asgiUI",
+            "asgiOpenAI",
             "socketMastra",
             "socketUI",
+            "socketOpenAI",
             "cpuMastra",
             "cpuUI",
+            "cpuOpenAI",
         )
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -198,7 +209,11 @@ async def main() -> None:
                     times["asgiMastra"].append(
                         await through_asgi(app, "/api/agents/bench/stream", mastra_body)
                     )
+                    times["inProcessStep"].append(await in_process(agent, "step"))
                     times["asgiUI"].append(await through_asgi(app, "/chat/bench", chat_body))
+                    times["asgiOpenAI"].append(
+                        await through_asgi(app, "/v1/chat/completions", openai_body)
+                    )
                     wall, cpu = await through_socket(
                         client, "/api/agents/bench/stream", {"messages": "go"}, server.pid
                     )
@@ -207,11 +222,15 @@ async def main() -> None:
                     wall, cpu = await through_socket(client, "/chat/bench", chat, server.pid)
                     times["socketUI"].append(wall)
                     times["cpuUI"].append(cpu)
+                    path = "/v1/chat/completions"
+                    wall, cpu = await through_socket(client, path, openai, server.pid)
+                    times["socketOpenAI"].append(wall)
+                    times["cpuOpenAI"].append(cpu)
         finally:
             server.terminate()
             server.wait(30)
     medians = {k: statistics.median(v[1:]) for k, v in times.items()}
-    base = medians["inProcess"]
+    base, step = medians["inProcess"], medians["inProcessStep"]
     emit(
         {
             "benchmark": "server per-chunk cost",
@@ -223,6 +242,9 @@ async def main() -> None:
                 "asgiUI": per_chunk(medians["asgiUI"] - base),
                 "socketMastraServerCpu": per_chunk(medians["cpuMastra"] - base),
                 "socketUIServerCpu": per_chunk(medians["cpuUI"] - base),
+                # the OpenAI route releases per step (D31): against the same run in step mode
+                "asgiOpenAI": per_chunk(medians["asgiOpenAI"] - step),
+                "socketOpenAIServerCpu": per_chunk(medians["cpuOpenAI"] - step),
             },
         }
     )

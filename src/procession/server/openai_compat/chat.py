@@ -53,9 +53,19 @@ class ChatStreamEncoder:
     text and a join.
     """
 
-    __slots__ = ("_choice", "_head", "_include_usage", "_reason", "_started", "_state", "_usage")
+    __slots__ = (
+        "_choice",
+        "_head",
+        "_include_usage",
+        "_reason",
+        "_started",
+        "_state",
+        "_text",
+        "_usage",
+    )
 
     _TAIL = b',"logprobs":null,"finish_reason":null}]}\n\n'
+    _TEXT_TAIL = b"}" + _TAIL
 
     def __init__(self, completion_id: str, model: str, created: int, include_usage: bool) -> None:
         self._head = (
@@ -68,6 +78,7 @@ class ChatStreamEncoder:
             + b',"system_fingerprint":null'
         )
         self._choice = self._head + b',"choices":[{"index":0,"delta":'
+        self._text = self._choice + b'{"content":'
         self._include_usage = include_usage
         self._started = False
         self._reason: str | None = None
@@ -89,7 +100,7 @@ class ChatStreamEncoder:
             if not text:
                 return None
             if self._started:
-                return self._choice + b'{"content":' + dumps(text) + b"}" + self._TAIL
+                return self._text + dumps(text) + self._TEXT_TAIL
             return self._delta({"content": text})
         if kind == "start":
             return None if self._started else self._delta({"content": ""})
