@@ -9,6 +9,7 @@ from typing import Any
 import openai
 import pytest
 from openai import AsyncOpenAI
+from pydantic import BaseModel
 
 from procession import Processor, StreamRedactor, tool
 from procession.chunks import Usage
@@ -293,3 +294,29 @@ async def test_call_settings_reach_the_model() -> None:
     assert re.search(r"temperature.*0\.2", str(settings))
     assert "64" in str(settings)
     assert "END" in str(settings)
+
+
+class City(BaseModel):
+    city: str
+    celsius: int
+
+
+async def test_a_json_schema_response_format_is_the_run_s_structured_output() -> None:
+    agent = scripted_agent("support", Reply(text=['{"city": "Paris", ', '"celsius": 21}']))
+    async with live_server(create_app(agent)) as live, client_for(live.url) as client:
+        parsed = await client.chat.completions.parse(
+            model="support",
+            messages=[{"role": "user", "content": "Paris?"}],
+            response_format=City,
+        )
+        with pytest.raises(openai.BadRequestError) as caught:
+            await client.chat.completions.create(
+                model="support",
+                messages=[{"role": "user", "content": "x"}],
+                response_format={"type": "json_object"},
+            )
+    assert parsed.choices[0].message.parsed == City(city="Paris", celsius=21)
+    sent = agent.model.calls[0].response_format  # type: ignore[union-attr]
+    assert sent is not None
+    assert sent["schema"]["properties"]["celsius"]["type"] == "integer"
+    assert caught.value.body["param"] == "response_format.type"  # type: ignore[index]

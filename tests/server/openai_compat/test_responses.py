@@ -178,3 +178,15 @@ async def test_input_items_map_to_messages() -> None:
     assert [r for r, _ in talk] == ["user", "assistant", "user"]
     assert ["One" in talk[0][1], "Two" in talk[1][1], "Three" in talk[2][1]] == [True] * 3
     assert caught.value.body["param"] == "input[0].type"  # type: ignore[index]
+
+
+async def test_a_json_schema_text_format_is_the_run_s_structured_output() -> None:
+    agent = scripted_agent("support", Reply(text=['{"city": "Paris"}']))
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    text: Any = {"format": {"type": "json_schema", "name": "city", "schema": schema}}
+    async with live_server(create_app(agent)) as live, client_for(live.url) as client:
+        response = await client.responses.create(model="support", input="Paris?", text=text)
+    assert response.output_text == '{"city": "Paris"}'
+    sent = agent.model.calls[0].response_format  # type: ignore[union-attr]
+    assert sent is not None
+    assert sent["schema"] == schema

@@ -6,7 +6,7 @@ from __future__ import annotations
 import openai
 from langchain_core.messages import AIMessageChunk, HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr
 
 from procession import StreamRedactor
 from procession.chunks import Usage
@@ -63,3 +63,17 @@ def test_langchain_chat_openai_invokes_and_streams() -> None:
     assert total.usage_metadata["output_tokens"] == 4
     prompt = agent.model.calls[0].prompt  # type: ignore[union-attr]
     assert any("Be kind." in str(m["content"]) for m in prompt if m["role"] == "system")
+
+
+class Order(BaseModel):
+    order_id: str
+    status: str
+
+
+def test_langchain_structured_output_through_the_json_schema_format() -> None:
+    reply = Reply(text=['{"order_id": "A-1", "status": "shipped"}'])
+    app = create_app(scripted_agent("support", reply))
+    with serve_in_thread(app) as url:
+        llm = ChatOpenAI(model="support", base_url=f"{url}/v1", api_key=SecretStr("x"))
+        order = llm.with_structured_output(Order, method="json_schema").invoke("A-1?")
+    assert order == Order(order_id="A-1", status="shipped")

@@ -3,7 +3,8 @@
 Field names are OpenAI's. Unknown fields are allowed (clients add their own), but a field
 that asks for something the agent does not do is refused with 400 naming it, never silently
 ignored: client tools (the agent runs its own), more than one choice, log probabilities,
-audio, a stored previous response. Fields that only tune OpenAI's own service (``store``,
+audio, a stored previous response. A ``json_schema`` response format is the run's structured
+output (the answer's text is the JSON). Fields that only tune OpenAI's own service (``store``,
 ``service_tier``, ``user``, ``prompt_cache_key``, ...) are accepted and have no effect.
 """
 
@@ -23,6 +24,7 @@ __all__ = [
     "ResponsesBody",
     "StreamOptions",
     "parse_openai_body",
+    "structured_schema",
 ]
 
 T = TypeVar("T", bound=BaseModel)
@@ -121,21 +123,38 @@ def parse_openai_body(model: type[T], data: object) -> T:
 
 
 def _check_formats(body: BaseModel, extra: dict[str, Any]) -> None:
-    """Only text answers: ``response_format`` / ``text.format`` other than text is 400."""
+    """Only text or a JSON schema: other ``response_format`` / ``text.format`` types are 400."""
+    structured_schema(body)
     if isinstance(body, ChatCompletionBody):
-        kind = _type_of(extra.get("response_format"), "response_format")
-        if kind not in (None, "text"):
-            raise invalid("response_format", f"{kind!r} is not supported, only 'text'")
         modalities = extra.get("modalities")
         if modalities is not None and modalities != ["text"]:
             raise invalid("modalities", "only ['text'] is supported")
+
+
+def structured_schema(body: BaseModel) -> dict[str, Any] | None:
+    """The JSON schema the answer must match (``response_format`` of type ``json_schema``,
+    or the Responses API's ``text.format``), or ``None`` for text."""
+    extra = body.model_extra or {}
+    if isinstance(body, ChatCompletionBody):
+        field, value = "response_format", extra.get("response_format")
+        kind = _type_of(value, field)
+        holder, where = (value or {}).get("json_schema"), f"{field}.json_schema"
     else:
         text = extra.get("text")
         if text is not None and not isinstance(text, dict):
             raise invalid("text", "must be an object")
-        kind = _type_of((text or {}).get("format"), "text.format")
-        if kind not in (None, "text"):
-            raise invalid("text.format", f"{kind!r} is not supported, only 'text'")
+        field = "text.format"
+        value = (text or {}).get("format")
+        kind = _type_of(value, field)
+        holder, where = value, field
+    if kind in (None, "text"):
+        return None
+    if kind != "json_schema":
+        raise invalid(f"{field}.type", f"{kind!r} is not supported: use 'text' or 'json_schema'")
+    schema = holder.get("schema") if isinstance(holder, dict) else None
+    if not isinstance(schema, dict) or not schema:
+        raise invalid(f"{where}.schema", "must be a JSON schema object")
+    return schema
 
 
 def _type_of(value: object, field: str) -> str | None:

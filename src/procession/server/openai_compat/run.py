@@ -31,7 +31,7 @@ from procession.errors import ProcessionError
 from procession.messages.message import new_id
 from procession.results import AgentResult
 from procession.server.errors import status_of
-from procession.server.openai_compat.bodies import OpenAIBody
+from procession.server.openai_compat.bodies import OpenAIBody, structured_schema
 from procession.server.openai_compat.errors import OpenAIError, invalid
 from procession.server.params import control_character
 from procession.server.scaling import thread_turn
@@ -123,6 +123,9 @@ def prepare(
         options["model_settings"] = settings
     if system:
         options["system"] = system
+    schema = structured_schema(body)
+    if schema is not None:
+        options["structured_output"] = schema
     thread = (body.metadata or {}).get(THREAD_KEY)
     if thread is not None:
         if agent.memory is None:
