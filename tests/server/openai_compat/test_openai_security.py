@@ -323,3 +323,21 @@ async def test_a_failing_model_is_an_error_the_sdk_raises() -> None:
         events = await client.responses.create(model="support", input="x", stream=True)
         kinds = [e.type async for e in events]
     assert kinds[-1] == "response.failed"
+
+
+async def test_the_routes_answer_relative_to_where_the_app_is_mounted() -> None:
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    inner = create_app(scripted_agent("support", "Hi"), auth=AUTH)
+    outer = Starlette(routes=[Mount("/agents", app=inner)])
+    async with live_server(outer) as live, _sdk(f"{live.url}/agents", ALICE_KEY) as client:
+        completion = await client.chat.completions.create(
+            model="support", messages=[{"role": "user", "content": "x"}]
+        )
+        models = [m.id async for m in client.models.list()]
+        with pytest.raises(openai.AuthenticationError) as caught:
+            await client.with_options(api_key="sk-wrong-0123456789abcdef").models.list()
+    assert completion.choices[0].message.content == "Hi"
+    assert models == ["support"]
+    assert caught.value.code == "invalid_api_key"
