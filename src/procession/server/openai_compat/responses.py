@@ -33,7 +33,7 @@ from procession.server.openai_compat.usage import (
     usage_of,
 )
 
-__all__ = ["ResponseEvents", "create_response", "response_object"]
+__all__ = ["ResponseEvents", "ResponseShape", "create_response", "response_object"]
 
 
 class ResponseShape:

@@ -38,7 +38,16 @@ from procession.server.scaling import thread_turn
 from procession.server.state import ServerState, read_json, state_of
 from procession.server.streaming import ClientGone, StreamResponse, until_disconnect
 
-__all__ = ["Turn", "prepare", "request_json", "respond_stream", "run_to_end"]
+__all__ = [
+    "SSE_HEADERS",
+    "THREAD_KEY",
+    "Turn",
+    "agent_of",
+    "prepare",
+    "request_json",
+    "respond_stream",
+    "run_to_end",
+]
 
 THREAD_KEY = "thread_id"
 """The ``metadata`` key naming the memory thread."""
