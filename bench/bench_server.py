@@ -16,13 +16,14 @@ streams 7 text deltas through 3 pass-through processors (``process_input``,
   (``bench/server_bare.py``): the floor of the HTTP stack and the load generator.
 
 Two routes each: Mastra's chunk stream (``POST /api/agents/bench/stream``) and the AI SDK UI
-message stream (``POST /chat/bench``). The load generator (``bench/loadgen.py``) is another
-process with its own virtual environment (``bench/.venvs/loadgen``: aiohttp on uvloop); per
-round and route it sends warm-up requests one by one, then starts every request of the batch
-at once. One untimed full batch per server and route comes first (Mastra's first batch runs
-before V8 has optimised it and is several times slower). Rounds alternate the servers, so a
-busy moment of the shared machine does not land on one side only; the figures are the
-medians over the rounds.
+message stream (``POST /chat/bench``); and on procession alone, the OpenAI-compatible
+``POST /v1/chat/completions`` streaming (``--routes openai``; issue 26). The load generator
+(``bench/loadgen.py``) is another process with its own virtual environment
+(``bench/.venvs/loadgen``: aiohttp on uvloop); per round and route it sends warm-up requests
+one by one, then starts every request of the batch at once. One untimed full batch per server
+and route comes first (Mastra's first batch runs before V8 has optimised it and is several
+times slower). Rounds alternate the servers, so a busy moment of the shared machine does not
+land on one side only; the figures are the medians over the rounds.
 
 Measured per server and route: wall time of the batch, text deltas per second, first-chunk
 latency (request sent to first text delta arriving) p50 and p99, errors (anything but 200 with
@@ -73,10 +74,20 @@ CHAT_BODY = {
     "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}],
     "trigger": "submit-message",
 }
+OPENAI_BODY = {
+    "model": "{agent}",
+    "messages": [{"role": "user", "content": "hi"}],
+    "stream": True,
+}
 ROUTES: dict[str, tuple[str, dict[str, Any]]] = {
     "stream": ("/api/agents/{agent}/stream", {"messages": "hi"}),
     "chat": ("/chat/{agent}", CHAT_BODY),
+    "openai": ("/v1/chat/completions", OPENAI_BODY),
 }
+DELTA_MARKERS = {"openai": '"delta":{"content":'}
+"""The bytes that start one text delta, per route (``"text-delta"`` for the others)."""
+PROCESSION_ONLY = frozenset({"openai"})
+"""Routes Mastra's and the bare server do not serve (loaded on procession only)."""
 
 
 def log(message: str) -> None:
@@ -239,7 +250,11 @@ def servers(only: set[str], chunks: int, long_chunks: int) -> list[Server]:
         command = [*uvicorn, "--host", "127.0.0.1", "--port", "{port}", "--log-level", "warning"]
         out.append(Server("bare", command, ROOT, env))
     if "procession" in only:
-        command = [str(PROCESSION), "serve", str(HERE / "server_app.py")]
+        # loopback only: the access token of an app without credentials is off, and the
+        # connection cap (1000 by default, issue 20) is above a batch plus the last one's
+        # keep-alive connections
+        command = [str(PROCESSION), "serve", str(HERE / "server_app.py"), "--no-token"]
+        command += ["--max-connections", "10000"]
         out.append(
             Server("procession", [*command, "--host", "127.0.0.1", "--port", "{port}"], ROOT, env)
         )
@@ -269,6 +284,8 @@ def load(
 ) -> dict[str, Any]:
     """One batch against one server: the load generator's summary plus the server's CPU."""
     path, body = ROUTES[route]
+    if body.get("model") == "{agent}":
+        body = {**body, "model": agent}
     spec = {
         "url": server.url + path.format(agent=agent),
         "body": body,
@@ -276,7 +293,7 @@ def load(
         "concurrency": concurrency,
         "warmup": warmup,
         "deltas": deltas,
-        "deltaMarker": '"text-delta"',
+        "deltaMarker": DELTA_MARKERS.get(route, '"text-delta"'),
         "endMarker": "data: [DONE]",
     }
     cpu0 = server.cpu_seconds()
@@ -411,7 +428,7 @@ def parse_args() -> argparse.Namespace:
         help="skip the untimed full batch per server and route before the rounds",
     )
     parser.add_argument("--only", default="procession,mastra,bare", help="servers to run")
-    parser.add_argument("--routes", default="stream,chat", help="routes to load")
+    parser.add_argument("--routes", default="stream,chat,openai", help="routes to load")
     return parser.parse_args()
 
 
@@ -443,6 +460,8 @@ def main() -> None:
         for label in labels:
             for server in targets:
                 for route in routes:
+                    if route in PROCESSION_ONLY and server.name != "procession":
+                        continue
                     log(f"{label}: {server.name} {route}, {concurrency} streams")
                     measured = batch(server, route)
                     if label != "warm-up":

@@ -8,7 +8,10 @@ more about the neighbours than about the code):
 
 * ``inProcess``: ``async for chunk in agent.stream(...)`` — the baseline;
 * ``asgi``: the app called directly with in-memory ``receive``/``send`` (routing, body
-  parsing, the encoder and Starlette, no socket), for Mastra's stream and the UI stream;
+  parsing, the encoder and Starlette, no socket), for Mastra's stream, the UI stream, the
+  OpenAI-compatible ``/v1/chat/completions`` stream and the AG-UI stream (issue 26; those two
+  release per step, D31, so their baseline is the same run in process with
+  ``release="step"``, ``inProcessStep``);
 * ``socket``: ``procession serve`` (uvicorn) in a subprocess on 127.0.0.1, read with httpx:
   the server process's CPU time (from ``/proc``), socket writes included; the client's wall
   time is reported too.
@@ -71,9 +74,9 @@ def make_agent() -> Agent:
     return Agent(id="bench", model=model, output_processors=[Pass("a"), Pass("b"), Pass("c")])
 
 
-async def in_process(agent: Agent) -> float:
+async def in_process(agent: Agent, release: Any = "live") -> float:
     start = time.process_time()
-    async for _ in agent.stream("go"):
+    async for _ in agent.stream("go", release=release):
         pass
     return time.process_time() - start
 
@@ -180,17 +183,24 @@ async def main() -> None:
     chat_body = json.dumps(chat).encode()
     said = {"id": "u", "role": "user", "content": "go"}
     ag_ui_body = json.dumps({"threadId": "t", "runId": "r", "messages": [said]}).encode()
+    chat_completion = {"model": "bench", "messages": [{"role": "user", "content": "go"}]}
+    openai = {**chat_completion, "stream": True}
+    openai_body = json.dumps(openai).encode()
     times: dict[str, list[float]] = {
         k: []
         for k in (
             "inProcess",
+            "inProcessStep",
             "asgiMastra",
             "asgiUI",
             "asgiAGUI",
+            "asgiOpenAI",
             "socketMastra",
             "socketUI",
+            "socketOpenAI",
             "cpuMastra",
             "cpuUI",
+            "cpuOpenAI",
         )
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -203,8 +213,12 @@ async def main() -> None:
                     times["asgiMastra"].append(
                         await through_asgi(app, "/api/agents/bench/stream", mastra_body)
                     )
+                    times["inProcessStep"].append(await in_process(agent, "step"))
                     times["asgiUI"].append(await through_asgi(app, "/chat/bench", chat_body))
                     times["asgiAGUI"].append(await through_asgi(app, "/ag-ui/bench", ag_ui_body))
+                    times["asgiOpenAI"].append(
+                        await through_asgi(app, "/v1/chat/completions", openai_body)
+                    )
                     wall, cpu = await through_socket(
                         client, "/api/agents/bench/stream", {"messages": "go"}, server.pid
                     )
@@ -213,11 +227,15 @@ async def main() -> None:
                     wall, cpu = await through_socket(client, "/chat/bench", chat, server.pid)
                     times["socketUI"].append(wall)
                     times["cpuUI"].append(cpu)
+                    path = "/v1/chat/completions"
+                    wall, cpu = await through_socket(client, path, openai, server.pid)
+                    times["socketOpenAI"].append(wall)
+                    times["cpuOpenAI"].append(cpu)
         finally:
             server.terminate()
             server.wait(30)
     medians = {k: statistics.median(v[1:]) for k, v in times.items()}
-    base = medians["inProcess"]
+    base, step = medians["inProcess"], medians["inProcessStep"]
     emit(
         {
             "benchmark": "server per-chunk cost",
@@ -227,9 +245,12 @@ async def main() -> None:
             "addedMicrosPerChunk": {
                 "asgiMastra": per_chunk(medians["asgiMastra"] - base),
                 "asgiUI": per_chunk(medians["asgiUI"] - base),
-                "asgiAGUI": per_chunk(medians["asgiAGUI"] - base),
                 "socketMastraServerCpu": per_chunk(medians["cpuMastra"] - base),
                 "socketUIServerCpu": per_chunk(medians["cpuUI"] - base),
+                # the OpenAI route releases per step (D31): against the same run in step mode
+                "asgiOpenAI": per_chunk(medians["asgiOpenAI"] - step),
+                "asgiAGUI": per_chunk(medians["asgiAGUI"] - step),  # AG-UI releases per step too
+                "socketOpenAIServerCpu": per_chunk(medians["cpuOpenAI"] - step),
             },
         }
     )

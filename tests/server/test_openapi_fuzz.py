@@ -32,6 +32,7 @@ from procession.memory import SQLiteStorage
 from procession.server import Auth, ServerLimits, create_app
 from procession.server.a2a import A2A_ROUTES
 from procession.server.chunk_log import ChunkLog
+from procession.server.openai_compat import OPENAI_ROUTES
 from procession.server.routes import RECONNECT, ROUTES, RouteSpec
 from procession.server.scaling import Scaling
 from procession.server.studio import STUDIO_ROUTES
@@ -49,7 +50,7 @@ CHECKS = [
 ]
 KEY = "fuzz-key-0123456789abcdef"
 EXAMPLES = {GenerationMode.POSITIVE: 15, GenerationMode.NEGATIVE: 8}
-SERVED = ROUTES + A2A_ROUTES + STUDIO_ROUTES  # Studio's JSON routes are in the document too
+SERVED = ROUTES + A2A_ROUTES + OPENAI_ROUTES + STUDIO_ROUTES  # Studio's JSON routes too
 
 
 @pytest.fixture(scope="module", params=["open", "auth"])

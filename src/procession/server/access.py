@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from procession.errors import ConfigurationError
 from procession.server.encoding import dumps
-from procession.server.errors import error_body
+from procession.server.openai_compat.errors import error_body_for
 
 __all__ = ["AccessToken", "check_token", "new_token"]
 
@@ -77,12 +77,13 @@ class AccessToken:
             if self.matches(given[0]):
                 await self._redirect(scope, send, query)
             else:
-                await _denied(send, "Invalid access token in ?token=")
+                await _denied(scope, send, "Invalid access token in ?token=")
             return
         if self._carried(scope):
             await self.app(scope, receive, send)
             return
         await _denied(
+            scope,
             send,
             "Missing access token: send 'Authorization: Bearer <token>' or open the URL "
             "procession serve printed (with ?token=)",
@@ -119,8 +120,8 @@ class AccessToken:
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _denied(send: Any, message: str) -> None:
-    body = dumps(error_body(message))
+async def _denied(scope: Any, send: Any, message: str) -> None:
+    body = dumps(error_body_for(scope, 401, message))
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),

@@ -27,6 +27,7 @@ from procession.server.encoding import dumps
 from procession.server.errors import HTTPError, error_body, status_of
 from procession.server.guard import RequestGuard, check_allowed_hosts
 from procession.server.limits import BodyLimit
+from procession.server.openai_compat import OPENAI_ROUTES, OpenAIErrorShape, with_openai_schemas
 from procession.server.openapi import openapi_document
 from procession.server.routes import RECONNECT, ROUTES
 from procession.server.scaling import Scaling
@@ -105,9 +106,12 @@ def create_app(
 
     Routes: Mastra's ``/api/agents`` (list, get, ``generate``, ``stream``) and
     ``/api/memory`` (threads, messages, working memory), the AI SDK UI message stream at
-    ``POST /chat/{agentId}``, the OpenAPI document at ``/api/openapi.json``, ``/health``
-    and Studio at ``/studio``. See ``docs/server.md`` and ``docs/studio.md``. The AG-UI
-    event stream is at ``POST /ag-ui/{agentId}`` (``docs/server-ag-ui.md``).
+    ``POST /chat/{agentId}``, the OpenAI-compatible ``/v1/chat/completions``,
+    ``/v1/responses`` and ``/v1/models``, the OpenAPI document at ``/api/openapi.json``,
+    ``/health`` and Studio at ``/studio``. See ``docs/server.md``,
+    ``docs/server-openai.md`` and ``docs/studio.md``. The AG-UI event stream is at
+    ``POST /ag-ui/{agentId}`` (``docs/server-ag-ui.md``), the A2A routes at
+    ``/api/.well-known/{agentId}/agent-card.json`` and ``/api/a2a/{agentId}``.
 
     Args:
         agents: An agent, a list of agents (served under their ids) or ``{id: agent}``.
@@ -156,8 +160,11 @@ def create_app(
         allow_inspect=inspect_allowed(allow_inspect, auth),
         traces=check_traces(traces),
     )
-    specs = ROUTES + A2A_ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
+    specs = (
+        ROUTES + A2A_ROUTES + OPENAI_ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
+    )
     document = openapi_document(specs, limits=limits, agent_ids=list(served), auth=auth is not None)
+    document = with_openai_schemas(document)
 
     async def openapi(request: Request) -> Response:
         return _json(200, document)
@@ -210,12 +217,13 @@ def _middleware(
 ) -> list[Middleware]:
     origins = list(cors.allow_origins) if cors is not None else []
     middleware = [
+        Middleware(OpenAIErrorShape),
         Middleware(RequestGuard, allowed_hosts=hosts, allowed_origins=origins),
         Middleware(BodyLimit, max_bytes=limits.max_body_bytes, timeout=limits.body_timeout),
     ]
     if cors is not None:
         middleware.insert(
-            1,
+            2,
             Middleware(
                 CORSMiddleware,
                 allow_origins=list(cors.allow_origins),
