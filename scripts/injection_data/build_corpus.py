@@ -255,15 +255,21 @@ def tool_round(rng: random.Random) -> Iterator[Row]:
     carriers = seventh(CARRIER_SEVENTH, [])
     more = {lang: texts + LOOKALIKE_SEVENTH_MORE[lang] for lang, texts in LOOKALIKE_SEVENTH.items()}
     lookalikes = seventh(more, TRADITIONAL_SEVENTH["benign"])
+    pairs = random.Random(2108)
     for lang, attacks in injected.items():
         slots, benign = carriers[lang], lookalikes[lang]
         tool = {"channel": "tool", "lang": lang}
+        trained = [text for text, key in benign if keyed_split(key) == "train"]
         for text, key in attacks:
             split = keyed_split(key)
             yield row(text, "attack", "handwritten", kind="tool-plain", split=split, **tool)
             for carrier, _ in rng.sample(slots, 2):
                 yield row(carrier.replace("<<>>", text), "attack", "handwritten",
                           kind="tool-carrier", split=split, **tool)  # fmt: skip
+                # the same carrier around a training look-alike, so a carrier's own words
+                # weigh as much for benign as for attack (train only: dev stays as frozen)
+                yield row(carrier.replace("<<>>", pairs.choice(trained)), "benign",
+                          "handwritten", kind="lookalike-tool", split="train", **tool)  # fmt: skip
         for carrier, key in slots:
             yield row(carrier.replace("<<>>", ""), "benign", "handwritten",
                       kind="tool-ordinary", split=keyed_split(key), **tool)  # fmt: skip
@@ -279,12 +285,12 @@ def traditional_train_rows() -> Iterator[Row]:
     """Train-only copies of train's Simplified-Chinese rows in Traditional characters (OpenCC
     ``s2twp``): dev keeps only texts written for it, so its zh-Hant figures are not read on
     conversions of training text."""
-    lines = (OUT / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (OUT / "train.jsonl").read_text(encoding="utf-8").split("\n")
     rows = [json.loads(line) for line in lines if line]
     simplified = [item for item in rows if item["lang"] == "zh-Hans"]
     for item, text in zip(simplified, traditional([r["text"] for r in simplified]), strict=True):
         if text != item["text"]:
-            extra = {k: v for k, v in item.items() if k not in ("text", "lang", "source")}
+            extra = {k: v for k, v in item.items() if k not in ("text", "label", "lang", "source")}
             yield row(text, item["label"], "opencc-s2twp", "zh-Hant", **extra) | {"split": "train"}
 
 

@@ -21,6 +21,7 @@ benign texts flagged. Writes ``src/procession/guardrails/_injection/data/injecti
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import sys
@@ -59,8 +60,7 @@ LOOKALIKE_KINDS = ("article", "lookalike-tool", "tool-ordinary")
 security prose and the round-seven tool results that share the attacks' words."""
 
 
-def load(name: str) -> list[dict[str, Any]]:
-    path = DATA / f"{name}.jsonl"
+def load(path: Path) -> list[dict[str, Any]]:
     text = path.read_text(encoding="utf-8")
     return [json.loads(line) for line in text.split("\n") if line]
 
@@ -89,6 +89,24 @@ def matrix(rows: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, np.ndarr
         values.append(value)
         indptr.append(indptr[-1] + len(index))
     return np.array(indptr), np.concatenate(indices), np.concatenate(values)
+
+
+def cached_embeddings(texts: list[str], cache: Path | None) -> np.ndarray:
+    """:func:`embed_many` of ``texts``, reusing and extending the vectors stored in ``cache``
+    (an ``.npz`` keyed by each text's SHA-256; the encoder is the slow part of a training)."""
+    if cache is None:
+        return embed_many(texts)
+    keys = [hashlib.sha256(text.encode()).hexdigest() for text in texts]
+    stored: dict[str, np.ndarray] = {}
+    if cache.exists():
+        with np.load(cache, allow_pickle=False) as data:
+            stored = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    missing = sorted({k: t for k, t in zip(keys, texts, strict=True) if k not in stored}.items())
+    if missing:
+        fresh = embed_many([text for _, text in missing])
+        stored |= {key: vector for (key, _), vector in zip(missing, fresh, strict=True)}
+        np.savez(cache, keys=np.array(list(stored)), vectors=np.stack(list(stored.values())))
+    return np.stack([stored[key] for key in keys])
 
 
 def balance(rows: list[dict[str, Any]]) -> np.ndarray:
@@ -165,8 +183,11 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--dense-l2", type=float, default=1e-4)
     parser.add_argument("--out", type=Path, default=OUT, help="where to write the head")
+    parser.add_argument("--train", type=Path, default=DATA / "train.jsonl")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="an .npz of embeddings kept between trainings")  # fmt: skip
     args = parser.parse_args()
-    train, dev = load("train"), load("dev")
+    train, dev = load(args.train), load(DATA / "dev.jsonl")
     y_train = np.array([r["label"] == "attack" for r in train], dtype=np.float64)
     y = np.array([r["label"] == "attack" for r in dev])
     hard = np.array([r["label"] == "benign" and r.get("kind") in LOOKALIKE_KINDS for r in dev])
@@ -176,9 +197,9 @@ def main() -> None:
     report("hashed half alone", z, y, t)
     shift = math.log(TARGET / (1 - TARGET)) - t
     b, z = b + shift, z + shift
-    dense, dense_b = fit_dense(embed_many([view(r)[0] for r in train]), y_train, balance(train),
-                               args.dense_l2)  # fmt: skip
-    encoded = embed_many(starts) @ dense + dense_b
+    vectors = cached_embeddings([view(r)[0] for r in train], args.cache)
+    dense, dense_b = fit_dense(vectors, y_train, balance(train), args.dense_l2)
+    encoded = cached_embeddings(starts, args.cache) @ dense + dense_b
     report("encoder half alone", encoded, y, pick_threshold(encoded, y, hard))
     rules = np.array([view(r)[1].score for r in dev])
     stack = np.stack([z, encoded, rules, np.ones(len(dev))], axis=1)
