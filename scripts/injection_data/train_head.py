@@ -1,6 +1,7 @@
 """Train the offline prompt-injection head (developers only; CI never trains).
 
-    python scripts/injection_data/train_head.py [--epochs N]
+    python scripts/injection_data/train_head.py [--epochs N] [--train PATH] [--out PATH]
+        [--cache EMBEDDINGS.npz]
 
 Reads ``tests/data/injection/train.jsonl`` (fit) and ``dev.jsonl`` (mix and thresholds),
 never a held-out split. Two halves, each fitted on train:
@@ -14,8 +15,9 @@ never a held-out split. Two halves, each fitted on train:
 
 Then four mixing weights (hashed logit, encoder logit, rules' score, constant) are fitted on
 dev by logistic regression, and the mixed logit's dev operating point is moved to 0.7. The
-operating point: the best dev recall with precision >= 0.95 and at most 3 % of the dev's
-benign texts flagged. Writes ``src/procession/guardrails/_injection/data/injection_head.npz``.
+operating point: the best dev recall with precision >= 0.95, at most 3 % of the dev's
+benign texts flagged and at most 5 % of its benign look-alikes (decision 0385; dev is frozen
+by ``dev.sha256``). Writes ``src/procession/guardrails/_injection/data/injection_head.npz``.
 """
 
 from __future__ import annotations
