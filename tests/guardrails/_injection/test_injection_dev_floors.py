@@ -77,6 +77,15 @@ def test_dev_has_attacks_and_benign_tool_results_in_every_language() -> None:
         assert sum(r["label"] == "benign" and r["channel"] == "tool" for r in mine) >= 5, lang
 
 
+def test_no_planted_instruction_of_dev_is_inside_a_training_text() -> None:
+    """Round seven puts an instruction alone and inside carriers; every row made from one
+    instruction (and its Traditional conversion) goes to that instruction's split."""
+    planted = [r["text"] for r in load("dev.jsonl") if r.get("kind") == "tool-plain"]
+    trained = [r["text"] for r in load("train.jsonl")]
+    assert len(planted) >= 30
+    assert [text for text in planted if any(text in other for other in trained)] == []
+
+
 @needs_encoder
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_language_keeps_its_dev_precision_and_recall(lang: str) -> None:
