@@ -50,6 +50,13 @@ from handwritten_more import (  # noqa: E402
     BENIGN_THIRD,
     PROSE_FOURTH,
 )
+from handwritten_seventh import (  # noqa: E402
+    CARRIER_SEVENTH,
+    INJECTED_SEVENTH,
+    LOOKALIKE_SEVENTH,
+    LOOKALIKE_SEVENTH_MORE,
+    TRADITIONAL_SEVENTH,
+)
 
 from procession.guardrails.language import identify_language  # noqa: E402
 
@@ -211,6 +218,80 @@ def hand_rows() -> Iterator[Row]:
         for text in texts:
             yield row(text, "benign", "handwritten", lang, kind="article")
     yield from hand_round(ATTACK_SIXTH, LOOKALIKE_SIXTH, ARTICLE_SIXTH, random.Random(2106))
+    yield from tool_round(random.Random(2107))
+
+
+def traditional(texts: list[str]) -> list[str]:
+    """Simplified-Chinese texts in Traditional characters and Taiwan phrasing (OpenCC's
+    ``s2twp``, from ``opencc-python-reimplemented``, Apache-2.0; a build-time dependency)."""
+    from opencc import OpenCC
+
+    convert = OpenCC("s2twp").convert
+    return [convert(text) for text in texts]
+
+
+def seventh(table: dict[str, list[str]], extra: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """A round-seven table as (text, split key) pairs, with its Traditional-Chinese entry:
+    the Simplified texts converted (keyed by their Simplified source, so a text and its
+    conversion land in the same split) plus the texts written in Traditional directly."""
+    out = {lang: [(text, text) for text in texts] for lang, texts in table.items()}
+    simplified = table["zh-Hans"]
+    converted = list(zip(traditional(simplified), simplified, strict=True))
+    return out | {"zh-Hant": converted + [(text, text) for text in extra]}
+
+
+def keyed_split(key: str) -> str:
+    """The hand-written rows' split (a quarter to dev) from the text a row was made from."""
+    return "dev" if bucket(key) < 0.25 else "train"
+
+
+def tool_round(rng: random.Random) -> Iterator[Row]:
+    """Round seven (``handwritten_seventh.py``), all on the tool channel: each planted
+    instruction alone and inside two ordinary carriers (attacks); each carrier empty and with
+    a look-alike sentence in its slot, and each look-alike alone (benign). A row made from
+    an instruction or a look-alike goes to that text's split, so dev never holds a text whose
+    twin is in train."""
+    injected = seventh(INJECTED_SEVENTH, TRADITIONAL_SEVENTH["attack"])
+    carriers = seventh(CARRIER_SEVENTH, [])
+    more = {lang: texts + LOOKALIKE_SEVENTH_MORE[lang] for lang, texts in LOOKALIKE_SEVENTH.items()}
+    lookalikes = seventh(more, TRADITIONAL_SEVENTH["benign"])
+    pairs = random.Random(2108)
+    for lang, attacks in injected.items():
+        slots, benign = carriers[lang], lookalikes[lang]
+        tool = {"channel": "tool", "lang": lang}
+        trained = [text for text, key in benign if keyed_split(key) == "train"]
+        for text, key in attacks:
+            split = keyed_split(key)
+            yield row(text, "attack", "handwritten", kind="tool-plain", split=split, **tool)
+            for carrier, _ in rng.sample(slots, 2):
+                yield row(carrier.replace("<<>>", text), "attack", "handwritten",
+                          kind="tool-carrier", split=split, **tool)  # fmt: skip
+                # the same carrier around a training look-alike, so a carrier's own words
+                # weigh as much for benign as for attack (train only: dev stays as frozen)
+                yield row(carrier.replace("<<>>", pairs.choice(trained)), "benign",
+                          "handwritten", kind="lookalike-tool", split="train", **tool)  # fmt: skip
+        for carrier, key in slots:
+            yield row(carrier.replace("<<>>", ""), "benign", "handwritten",
+                      kind="tool-ordinary", split=keyed_split(key), **tool)  # fmt: skip
+            text, key = rng.choice(benign)
+            yield row(carrier.replace("<<>>", text), "benign", "handwritten",
+                      kind="lookalike-tool", split=keyed_split(key), **tool)  # fmt: skip
+        for text, key in benign:
+            yield row(text, "benign", "handwritten", kind="lookalike-tool",
+                      split=keyed_split(key), **tool)  # fmt: skip
+
+
+def traditional_train_rows() -> Iterator[Row]:
+    """Train-only copies of train's Simplified-Chinese rows in Traditional characters (OpenCC
+    ``s2twp``): dev keeps only texts written for it, so its zh-Hant figures are not read on
+    conversions of training text."""
+    lines = (OUT / "train.jsonl").read_text(encoding="utf-8").split("\n")
+    rows = [json.loads(line) for line in lines if line]
+    simplified = [item for item in rows if item["lang"] == "zh-Hans"]
+    for item, text in zip(simplified, traditional([r["text"] for r in simplified]), strict=True):
+        if text != item["text"]:
+            extra = {k: v for k, v in item.items() if k not in ("text", "label", "lang", "source")}
+            yield row(text, item["label"], "opencc-s2twp", "zh-Hant", **extra) | {"split": "train"}
 
 
 def registry_train_rows(wheels: Path) -> Iterator[Row]:
@@ -258,7 +339,7 @@ def hand_round(
 
 def assign(item: Row) -> str:
     fixed = item.pop("split", None)
-    if fixed in ("heldout", "train"):
+    if fixed in ("heldout", "train", "dev"):
         return str(fixed)
     if item["source"] in ("bastioncorpus", "garak-multilingual", "jailbreak-corpus-mini"):
         return "heldout"
@@ -273,7 +354,7 @@ def fold(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def append_handwritten(wheels: Path | None = None) -> None:
+def append_handwritten(wheels: Path | None = None, *, convert: bool = False) -> None:
     """Append the hand-written rows (and, given ``wheels``, :func:`registry_train_rows`)
     missing from train/dev, skipping any text of a held-out file here (``heldout*.jsonl``,
     case and white space folded); held-out is never rewritten."""
@@ -286,7 +367,8 @@ def append_handwritten(wheels: Path | None = None) -> None:
             for line in body.split("\n") if line}  # fmt: skip
     added: dict[str, list[Row]] = {"train": [], "dev": []}
     extra = registry_train_rows(wheels) if wheels is not None else iter(())
-    for item in itertools.chain(hand_rows(), extra):
+    converted = traditional_train_rows() if convert else iter(())
+    for item in itertools.chain(hand_rows(), extra, converted):
         if len(item["text"]) < 8 or item["text"] in seen or fold(item["text"]) in blind:
             continue
         seen.add(item["text"])
@@ -305,9 +387,12 @@ def main() -> None:
                         help="add the hand-written rows not yet in train/dev to them, leaving "
                         "the frozen held-out split alone (with --wheels: also the "
                         "registry rows of registry_train_rows)")  # fmt: skip
+    parser.add_argument("--traditional", action="store_true",
+                        help="with --append-handwritten: also add train-only Traditional-"
+                        "Chinese copies of train's Simplified rows (OpenCC s2twp)")  # fmt: skip
     args = parser.parse_args()
     if args.append_handwritten:
-        append_handwritten(args.wheels)
+        append_handwritten(args.wheels, convert=args.traditional)
         return
     if args.wheels is None:
         parser.error("--wheels is required to rebuild every split")
