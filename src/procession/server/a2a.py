@@ -60,7 +60,7 @@ from procession.server.routes import RouteSpec
 from procession.server.state import ServerState, state_of
 from procession.server.streaming import ClientGone, until_disconnect
 
-__all__ = ["A2A_ROUTES", "A2ARequest", "card", "rpc", "sse_safe"]
+__all__ = ["A2A_ROUTES", "A2ARequest", "card", "rpc"]
 
 _HOLE = "\x00procession-a2a-text\x00"
 _HOLE_JSON = dumps(_HOLE)
@@ -452,14 +452,6 @@ async def no_extended_card(call: Call, params: Any) -> Any:
     raise RpcError(RpcError.EXTENDED_CARD, "Authenticated Extended Card is not configured")
 
 
-def sse_safe(data: bytes) -> bytes:
-    """JSON with U+2028 and U+2029 escaped: clients that read an event stream with Python's
-    ``str.splitlines`` (``httpx``'s ``aiter_lines``, so ``a2a-sdk``) take them for line ends."""
-    if b"\xe2\x80" not in data:
-        return data
-    return data.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
-
-
 class TaskStream:
     """The SSE answer of a streaming method: the task, then its events as JSON-RPC results,
     until it ends or waits for input. A client leaving a task it started cancels its run
@@ -485,7 +477,7 @@ class TaskStream:
         self.leaving_cancels = leaving_cancels
 
     def _event(self, result: Any) -> bytes:
-        data = sse_safe(dumps({"jsonrpc": "2.0", "id": self.request_id, "result": result}))
+        data = dumps({"jsonrpc": "2.0", "id": self.request_id, "result": result})
         return b"data: " + data + b"\n\n"
 
     def _templates(self, view: TaskView) -> dict[tuple[bool, bool], tuple[bytes, bytes]]:
@@ -519,7 +511,7 @@ class TaskStream:
             event = await self.queue.get()
             if isinstance(event, Artifact):
                 head, tail = pieces[event.append, event.last]
-                body = head + sse_safe(dumps(event.text)) + tail
+                body = head + dumps(event.text) + tail
             else:
                 body = self._event(dialect.status_event(view, event))
             await send({"type": "http.response.body", "body": body, "more_body": True})
