@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
+from procession._records import record
 from procession.chunks import Usage
 from procession.messages.message import Message
 
@@ -17,7 +18,7 @@ ObjectT = TypeVar("ObjectT", default=Any)
 is ``AgentResult[Any]``."""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallInfo:
     """One tool call the model made in a step."""
 
@@ -38,7 +39,7 @@ class ToolCallInfo:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolResultInfo:
     """One tool's outcome: its (processed) result, or its error."""
 
@@ -55,7 +56,7 @@ class ToolResultInfo:
         return self.error is not None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StepResult:
     """One accepted step of the agentic loop (rejected attempts are not steps, D6)."""
 
@@ -76,7 +77,7 @@ class StepResult:
     model_id: str | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentResult(Generic[ObjectT]):
     """The result of ``generate()``, and the final result of ``stream()``.
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias, runtime_checkable
 
 from typing_extensions import TypeVar
 
+from procession._records import record
 from procession.processors.protocols import Abort
 
 __all__ = [
@@ -67,7 +67,7 @@ LANE_HOOKS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ProcessorViolation(Generic[MetadataT]):
     """What ``on_violation`` receives (D8): who aborted, why, and the abort metadata."""
 
