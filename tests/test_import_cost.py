@@ -1,4 +1,5 @@
-"""What ``import procession`` loads (issue 25, "Start-up"; decision record 0354).
+"""What ``import procession`` loads and builds (issue 25, "Start-up"; decision records 0354, 0380,
+0381).
 
 The root imports what a run needs; the optional parts (MCP, tracing's records and SDK, the
 server, memory, the guardrail engines, pydantic, HTTP clients) load on first use. Each check runs
@@ -40,6 +41,7 @@ HEAVY = (
     "numpy",
     "pathlib",
     "urllib.parse",
+    "typing_extensions",
 )
 """Modules ``import procession`` must not load (optional parts, loaded on first use)."""
 
@@ -79,3 +81,35 @@ def test_tracing_records_load_on_first_use() -> None:
         "assert HookCall.__name__ == 'HookCall' and attributes.__name__.endswith('attributes')"
     )
     assert "procession.tracing.records" in loaded
+
+
+NOT_YET_RECORDS = frozenset({"procession.memory.base.Turn"})
+"""Dataclasses ``import procession`` makes with ``@dataclass`` still (memory's, issue 25's memory
+work is under way there)."""
+
+
+def test_the_dataclasses_import_procession_makes_compile_only_their_init() -> None:
+    # 0380: a record's other methods are shared functions of procession._records; a method
+    # @dataclass compiled has the file name "<string>"
+    probe = (
+        "import dataclasses, sys\n"
+        "import procession\n"
+        "for name, module in list(sys.modules.items()):\n"
+        "    if not name.startswith('procession'):\n"
+        "        continue\n"
+        "    for value in list(vars(module).values()):\n"
+        "        if not (isinstance(value, type) and dataclasses.is_dataclass(value)\n"
+        "                and value.__module__ == name):\n"
+        "            continue\n"
+        "        for method in ('__repr__', '__eq__', '__hash__', '__setattr__'):\n"
+        "            fn = vars(value).get(method)\n"
+        "            fn = getattr(fn, '__wrapped__', fn)\n"
+        "            code = getattr(fn, '__code__', None)\n"
+        "            compiled = code is not None and code.co_filename == '<string>'\n"
+        "            print(name + '.' + value.__qualname__, method, compiled)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    rows = [line.split() for line in out.stdout.splitlines()]
+    assert ["procession.messages.parts.TextPart", "__repr__", "False"] in rows
+    compiled = sorted({name for name, _, flag in rows if flag == "True"})
+    assert compiled == sorted(NOT_YET_RECORDS)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import typing
 from dataclasses import field
-from typing import Any, Generic
-
-from typing_extensions import TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 from procession._records import record
 from procession.chunks import Usage
@@ -13,9 +12,14 @@ from procession.messages.message import Message
 
 __all__ = ["AgentResult", "ObjectT", "StepResult", "ToolCallInfo", "ToolResultInfo"]
 
-ObjectT = TypeVar("ObjectT", default=Any)
-"""The type of a result's structured output (``AgentResult[Order]``); a bare ``AgentResult``
-is ``AgentResult[Any]``."""
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    ObjectT = TypeVar("ObjectT", default=Any)
+    """The type of a result's structured output (``AgentResult[Order]``); a bare ``AgentResult``
+    is ``AgentResult[Any]``."""
+else:  # the default is for type checkers: no typing_extensions at run time (0381)
+    ObjectT = typing.TypeVar("ObjectT")
 
 
 @record(slots=True)
