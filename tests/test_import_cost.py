@@ -113,3 +113,18 @@ def test_the_dataclasses_import_procession_makes_compile_only_their_init() -> No
     assert ["procession.messages.parts.TextPart", "__repr__", "False"] in rows
     compiled = sorted({name for name, _, flag in rows if flag == "True"})
     assert compiled == sorted(NOT_YET_RECORDS)
+
+
+def test_every_init_import_procession_makes_is_precompiled_and_every_entry_is_used() -> None:
+    # 0382: no record compiles its __init__ on start; a stale entry means the generator was
+    # not rerun (PYTHONPATH=src python scripts/gen_record_inits.py)
+    probe = (
+        "import json, procession\n"
+        "from procession import _records\n"
+        "from procession._record_inits import CODE\n"
+        "print(json.dumps([_records.COMPILED, sorted(set(CODE) - set(_records.SOURCES))]))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    compiled, unused = json.loads(out.stdout.splitlines()[-1])
+    assert compiled == []
+    assert unused == []

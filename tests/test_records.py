@@ -14,10 +14,13 @@ import inspect
 import pickle
 from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
+from types import CodeType
 from typing import Any, ClassVar
 
 import pytest
 
+from procession import _records as records
+from procession._record_inits import CODE
 from procession._records import record
 from procession.approvals import Decision
 
@@ -189,6 +192,32 @@ def hash_outcome(cls: type, args: tuple[Any, ...] | dict[str, Any]) -> tuple[str
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_class_looks_the_same(case: str) -> None:
     reference, made = both(case)
+    check_looks_the_same(reference, made)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_init_from_the_precompiled_code_is_the_same(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 0382: the __init__ made from procession._record_inits' code object, with the defaults
+    # added from the fields, is the one compiled from the source
+    make, cases = CASES[case]
+    start = len(records.SOURCES)
+    make(record)
+    for source in records.SOURCES[start:]:
+        module = compile(source, "<test>", "exec")
+        code = next(const for const in module.co_consts if isinstance(const, CodeType))
+        monkeypatch.setitem(CODE, source, code)
+    compiled = len(records.COMPILED)
+    reference, made = make(dataclass), make(record)
+    assert len(records.COMPILED) == compiled  # every __init__ came from CODE this time
+    check_looks_the_same(reference, made)
+    for args in cases:
+        assert repr(build(made, args)) == repr(build(reference, args))
+
+
+def check_looks_the_same(reference: type, made: type) -> None:
+    """The class-level comparisons of :func:`test_the_class_looks_the_same`."""
     assert str(inspect.signature(made)) == str(inspect.signature(reference))
     assert made.__doc__ == reference.__doc__
     assert made.__match_args__ == reference.__match_args__  # type: ignore[attr-defined]

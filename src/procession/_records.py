@@ -20,9 +20,20 @@ import dataclasses
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
+from types import FunctionType
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["FACTORY", "build_record", "init_source", "record"]
+from procession._record_inits import CODE
+
+__all__ = [
+    "COMPILED",
+    "FACTORY",
+    "SOURCES",
+    "build_record",
+    "compile_init",
+    "init_source",
+    "record",
+]
 
 T = TypeVar("T")
 
@@ -350,9 +361,48 @@ def _check_pseudo_fields(cls: type) -> None:
 def compile_init(
     cls: type, fields: Fields, source: str, namespace: dict[str, Any]
 ) -> Callable[..., None]:
-    """Run ``init_source``'s output and name the function as ``cls``'s ``__init__``."""
-    exec(compile(source, f"<record {cls.__module__}.{cls.__qualname__}>", "exec"), namespace)
-    init: Callable[..., None] = namespace["__init__"]
+    """Make ``init_source``'s function and name it as ``cls``'s ``__init__``.
+
+    The code comes from :data:`procession._record_inits.CODE`, compiled into that module's
+    ``.pyc``, when it holds this very source (decision record 0382); otherwise it is compiled
+    here and the class is listed in :data:`COMPILED`.
+    """
+    SOURCES.append(source)
+    code = CODE.get(source)
+    if code is None:
+        COMPILED.append(f"{cls.__module__}.{cls.__qualname__}")
+        name = f"<record {cls.__module__}.{cls.__qualname__}>"
+        exec(compile(source, name, "exec"), namespace)
+        init: Callable[..., None] = namespace["__init__"]
+    else:
+        positional = tuple(_default_of(f) for f in fields if f.init and not f.kw_only)
+        first = next((i for i, value in enumerate(positional) if value is not _NONE), None)
+        init = FunctionType(
+            code.replace(co_name="__init__"),
+            namespace,
+            "__init__",
+            None if first is None else positional[first:],
+        )
+        keyword = {f.name: _default_of(f) for f in fields if f.init and f.kw_only}
+        init.__kwdefaults__ = {k: v for k, v in keyword.items() if v is not _NONE} or None
     init.__annotations__ = {f.name: f.type for f in fields if f.init} | {"return": None}
     _named(init, cls, "__init__")
     return init
+
+
+_NONE = object()
+"""A field without a default (``None`` is a default)."""
+
+
+def _default_of(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return FACTORY
+    return _NONE
+
+
+SOURCES: list[str] = []
+"""Every ``__init__`` source made so far (``scripts/gen_record_inits.py`` writes them out)."""
+COMPILED: list[str] = []
+"""The classes whose ``__init__`` was compiled at run time: none of ``import procession``'s."""
