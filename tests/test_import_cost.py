@@ -10,6 +10,7 @@ time is ``bench/bench_import.py``'s).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -46,10 +47,11 @@ HEAVY = (
 """Modules ``import procession`` must not load (optional parts, loaded on first use)."""
 
 
-def loaded_after(code: str) -> set[str]:
+def loaded_after(code: str, env: dict[str, str] | None = None) -> set[str]:
     """The modules a fresh interpreter holds after running ``code``."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    command = [sys.executable, "-c", probe]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     return set(json.loads(out.stdout.splitlines()[-1]))
 
 
@@ -128,3 +130,22 @@ def test_every_init_import_procession_makes_is_precompiled_and_every_entry_is_us
     compiled, unused = json.loads(out.stdout.splitlines()[-1])
     assert compiled == []
     assert unused == []
+
+
+RUN = (
+    "import procession\n"
+    "from procession.testing import ScriptedModel\n"
+    "agent = procession.Agent(id='a', model=ScriptedModel(['hi']))\n"
+    "assert agent.generate_sync('yo').text == 'hi'"
+)
+
+
+def test_a_run_without_a_tracer_provider_leaves_opentelemetry_unloaded() -> None:
+    # nothing imported the OpenTelemetry API, so nothing can have set a provider
+    assert "opentelemetry" not in loaded_after(RUN)
+
+
+def test_a_run_loads_opentelemetry_where_a_provider_may_be_set() -> None:
+    assert "opentelemetry.trace" in loaded_after(f"import opentelemetry.trace\n{RUN}")
+    env = {**os.environ, "OTEL_PYTHON_TRACER_PROVIDER": "sdk_tracer_provider"}
+    assert "opentelemetry.trace" in loaded_after(RUN, env=env)
