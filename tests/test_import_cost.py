@@ -149,3 +149,9 @@ def test_a_run_loads_opentelemetry_where_a_provider_may_be_set() -> None:
     assert "opentelemetry.trace" in loaded_after(f"import opentelemetry.trace\n{RUN}")
     env = {**os.environ, "OTEL_PYTHON_TRACER_PROVIDER": "sdk_tracer_provider"}
     assert "opentelemetry.trace" in loaded_after(RUN, env=env)
+
+
+def test_the_storage_contract_kit_loads_on_first_use() -> None:
+    assert "procession.testing.storage_contract" not in loaded_after(RUN)
+    loaded = loaded_after("from procession.testing import check_storage\nassert check_storage")
+    assert "procession.testing.storage_contract" in loaded
