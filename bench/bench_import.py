@@ -1,6 +1,7 @@
 """What ``import procession`` costs (issue 25, "Start-up"): median of fresh processes.
 
-Run: ``.venv/bin/python bench/bench_import.py [--reps N] [--module NAME] [--json]``.
+Run: ``.venv/bin/python bench/bench_import.py [--reps N] [--module NAME] [--json]
+[--instructions]``.
 
 Each repetition is a new interpreter started with ``-X importtime -c "import <module>"``; the
 figures are the median over the repetitions of the module's cumulative import time, the process
@@ -8,12 +9,17 @@ CPU time the import took (``time.process_time``, less sensitive to a loaded mach
 time), the number of modules the import added (all, and the package's own), and the 15 modules
 with the most self time (median per module). ``--json`` prints one JSON object instead of the
 table. The goal is a cumulative time of at most 100 ms on an unloaded machine.
+
+``--instructions`` adds the instructions the import executes (valgrind's callgrind, one run of
+``python -c "import <module>"`` less one of ``python -c pass``): the same figure however loaded
+the machine is, for comparing two versions where timings swing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -87,6 +93,22 @@ def measure(module: str, reps: int) -> dict[str, Any]:
     }
 
 
+def instructions(py: str, module: str) -> int:
+    """Instructions ``import module`` executes beyond an empty interpreter (needs valgrind)."""
+
+    def count(code: str) -> int:
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", py, "-c", code]
+        env = {**os.environ, "PYTHONHASHSEED": "0"}
+        out = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
+        found = re.search(r"Collected : (\d+)", out.stderr)
+        if found is None:
+            raise RuntimeError(f"no instruction count in valgrind's output: {out.stderr[-500:]}")
+        return int(found.group(1))
+
+    count(f"import {module}")  # writes any missing .pyc first
+    return count(f"import {module}") - count("pass")
+
+
 def render(r: dict[str, Any]) -> str:
     """A plain-text table of the figures."""
     lines = [
@@ -99,6 +121,8 @@ def render(r: dict[str, Any]) -> str:
         "  top 15 by self time:",
     ]
     lines += [f"    {row['selfMs']:8.2f} ms  {row['module']}" for row in r["topSelfMs"]]
+    if "instructions" in r:
+        lines.append(f"  instructions executed (callgrind): {r['instructions'] / 1e6:.1f} M")
     return "\n".join(lines)
 
 
@@ -108,8 +132,11 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=11, help="fresh processes (default 11)")
     ap.add_argument("--module", default="procession", help="module to import")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--instructions", action="store_true", help="also count (needs valgrind)")
     args = ap.parse_args()
     result = measure(args.module, args.reps)
+    if args.instructions:
+        result["instructions"] = instructions(sys.executable, args.module)
     print(json.dumps(result) if args.json else render(result))
 
 

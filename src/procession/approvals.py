@@ -13,13 +13,14 @@ durable runner supplies a broker that waits durably, so any replica can resume t
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from procession._records import record
 
 __all__ = ["ApprovalBroker", "ApprovalRequest", "Decision", "LocalApprovals"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ApprovalRequest:
     """A tool call waiting for a decision.
 
@@ -38,7 +39,7 @@ class ApprovalRequest:
     resource_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Decision:
     """An approval or a rejection, with an optional reason shown to the model."""
 

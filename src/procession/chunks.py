@@ -15,8 +15,9 @@ Types a model stream produces: ``response-metadata``, ``text-start``/``-delta``/
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from procession._records import record
 
 __all__ = ["Chunk", "Usage", "check_chunk", "finish_chunk", "is_data_chunk"]
 
@@ -203,7 +204,7 @@ def is_data_chunk(chunk: Chunk) -> bool:
     return chunk.type.startswith("data-")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Usage:
     """Token usage of a step or a run. ``None`` means the provider did not say."""
 

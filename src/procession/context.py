@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
+
+from procession._records import record
 
 __all__ = ["ContextKey", "RequestContext", "TracingContext"]
 
@@ -15,7 +16,7 @@ THREAD_ID = "thread_id"
 RESOURCE_ID = "resource_id"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ContextKey(Generic[T]):
     """A typed key for :class:`RequestContext`: ``BLOCKED = ContextKey[list[str]]("blocked")``."""
 

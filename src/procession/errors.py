@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import math
 import time
+import typing
 from collections.abc import Mapping
 from datetime import UTC
-from typing import Any, Generic
-
-from typing_extensions import TypeVar
+from typing import TYPE_CHECKING, Any, Generic
 
 __all__ = [
     "APICallError",
@@ -56,7 +55,13 @@ __all__ = [
     "short_repr",
 ]
 
-MetadataT = TypeVar("MetadataT", default=Any)
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    MetadataT = TypeVar("MetadataT", default=Any)
+    """The type of a tripwire's metadata (``Any`` unless narrowed)."""
+else:  # the default is for type checkers: no typing_extensions at run time (0381)
+    MetadataT = typing.TypeVar("MetadataT")
 
 
 class ProcessionError(Exception):

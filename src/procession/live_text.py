@@ -16,9 +16,9 @@ that shows text early and strikes it out.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
 from typing import Protocol
 
+from procession._records import record
 from procession.chunks import Chunk
 from procession.results import AgentResult
 
@@ -42,7 +42,7 @@ class RunView(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Retracted:
     """Text that :func:`live_text` yielded and the run took back.
 

@@ -5,9 +5,10 @@ type and rejects a misspelt one (``max_step=3``) before the code runs; at run ti
 option raises ``TypeError`` and a wrong value a ``ConfigurationError`` (D35).
 ``structured_output`` is a keyword of its own, so the result's ``object`` is typed by the model
 given (``AgentResult[Order]``).
-"""
 
-from __future__ import annotations
+The module has no ``from __future__ import annotations``: the option types are evaluated when
+the class is made, where strings would each be compiled as a ``ForwardRef`` (issue 25).
+"""
 
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypedDict

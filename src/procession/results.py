@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Generic
+import typing
+from dataclasses import field
+from typing import TYPE_CHECKING, Any, Generic
 
-from typing_extensions import TypeVar
-
+from procession._records import record
 from procession.chunks import Usage
 from procession.messages.message import Message
 
 __all__ = ["AgentResult", "ObjectT", "StepResult", "ToolCallInfo", "ToolResultInfo"]
 
-ObjectT = TypeVar("ObjectT", default=Any)
-"""The type of a result's structured output (``AgentResult[Order]``); a bare ``AgentResult``
-is ``AgentResult[Any]``."""
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    ObjectT = TypeVar("ObjectT", default=Any)
+    """The type of a result's structured output (``AgentResult[Order]``); a bare ``AgentResult``
+    is ``AgentResult[Any]``."""
+else:  # the default is for type checkers: no typing_extensions at run time (0381)
+    ObjectT = typing.TypeVar("ObjectT")
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolCallInfo:
     """One tool call the model made in a step."""
 
@@ -38,7 +43,7 @@ class ToolCallInfo:
         return out
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolResultInfo:
     """One tool's outcome: its (processed) result, or its error."""
 
@@ -55,7 +60,7 @@ class ToolResultInfo:
         return self.error is not None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class StepResult:
     """One accepted step of the agentic loop (rejected attempts are not steps, D6)."""
 
@@ -76,7 +81,7 @@ class StepResult:
     model_id: str | None = None
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class AgentResult(Generic[ObjectT]):
     """The result of ``generate()``, and the final result of ``stream()``.
 

@@ -11,9 +11,9 @@ otherwise.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from procession._records import record
 from procession.errors import ConfigurationError, StructuredOutputError
 from procession.models.base import ResponseFormat
 
@@ -28,7 +28,7 @@ __all__ = [
 _NOTHING: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StructuredOutput:
     """A resolved structured-output request.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
 
 from procession._checks import (
@@ -30,6 +30,7 @@ from procession._engine.spec import (
     check_lane_spec,
     factory_call,
 )
+from procession._records import record
 from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError, ModelSetupError
@@ -95,7 +96,7 @@ CALL_DEFAULTS: dict[str, Any] = {
 """Each call option's value when it is not given (``Agent.stream``'s defaults)."""
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@record(slots=True, kw_only=True, eq=False)
 class CallOptions:
     """The options of one call, checked (D35); ``UNSET`` lanes fall back to the agent's."""
 
@@ -129,7 +130,7 @@ class CallOptions:
     ``structured_output={"schema", "model"}`` is one, expanded by ``Agent``)."""
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@record(slots=True, kw_only=True, eq=False)
 class RunConfig:
     """Everything one run runs with, resolved from the agent and the call options."""
 
@@ -159,7 +160,7 @@ class RunConfig:
     """Every tool call waits for approval, whether or not its tool requires it."""
 
 
-@dataclass(slots=True, eq=False)
+@record(slots=True, eq=False)
 class StepConfig:
     """What one step calls the model with; ``process_input_step`` may replace any of it."""
 

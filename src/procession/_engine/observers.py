@@ -25,8 +25,9 @@ Names are the outcomes' (``procession._engine.outcomes``): a step ``accepted``, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from procession._records import record
 
 if TYPE_CHECKING:
     from procession._engine.runner import Hook, StreamHook
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["HookEnded", "Observers", "RunObserver", "compose"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HookEnded:
     """How a (non-stream) hook call ended.
 

@@ -19,8 +19,9 @@ store, Studio's notes); a step that ends ``Continue`` or ``Finish`` was ``accept
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, TypeAlias
+
+from procession._records import record
 
 __all__ = [
     "Aborted",
@@ -37,21 +38,21 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Continue:
     """The step was accepted and called tools; the loop runs the next step."""
 
     name: ClassVar[str] = "continue"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Finish:
     """The step was accepted and the run is complete."""
 
     name: ClassVar[str] = "finish"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Retry:
     """Re-run the current step (D1, D14).
 
@@ -81,7 +82,7 @@ class Retry:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Blocked:
     """A processor's abort ends the run (D11, D12).
 
@@ -94,14 +95,14 @@ class Blocked:
     payload: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Aborted:
     """The caller's abort signal fired (D32)."""
 
     name: ClassVar[str] = "abort"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Failed:
     """The run failed: it ends with an ``error`` chunk, ``generate()`` raises (D10, D21).
 

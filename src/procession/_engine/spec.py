@@ -16,10 +16,11 @@ import contextlib
 import inspect
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeAlias
 
 from procession._checks import check_int, check_mapping, check_optional_int, check_type, wrong
+from procession._records import record
 from procession.approvals import ApprovalBroker
 from procession.context import RequestContext
 from procession.errors import ConfigurationError
@@ -64,7 +65,7 @@ Instructions: TypeAlias = str | list[str] | Callable[[RequestContext], Any] | No
 """A system prompt: a string, a list of strings, or a function of the request context."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record(frozen=True, slots=True, kw_only=True)
 class AgentSpec:
     """Everything the engine reads about an agent, checked (D35). Immutable: changing an
     agent's option replaces its spec."""

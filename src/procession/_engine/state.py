@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from procession._engine.step import StepBuilder
+from procession._records import record
 from procession.chunks import Chunk, Usage
 from procession.context import RequestContext, TracingContext
 from procession.messages.message import Message, MessageContent
@@ -238,7 +239,7 @@ class RunState:
         return message
 
 
-@dataclass(slots=True, kw_only=True, eq=False)
+@record(slots=True, kw_only=True, eq=False)
 class Attempt:
     """One attempt at a step: what the stages before the model hand to those after it."""
 

@@ -16,9 +16,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import Any, SupportsIndex, TypeVar
+from typing import Any, SupportsIndex, TypeVar, dataclass_transform
 
-__all__ = ["EDITS", "EditCounter", "PartList", "edits_in_place", "keeps_messages", "tracked"]
+from procession._records import build_record, compile_init, init_source
+
+__all__ = [
+    "EDITS",
+    "PARTS_AS_LIST",
+    "EditCounter",
+    "PartList",
+    "edits_in_place",
+    "keeps_messages",
+    "tracked",
+]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -64,43 +74,33 @@ def edits_in_place(function: Callable[..., Any]) -> bool:
     return not getattr(getattr(function, "__func__", function), _KEEPS, False)
 
 
-def tracked(cls: type[T]) -> type[T]:
-    """Make a slotted dataclass count its constructions and field assignments in :data:`EDITS`.
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def tracked(*, kw_only: bool = False) -> Callable[[type[T]], type[T]]:
+    """Make a class a slotted dataclass (a :func:`~procession._records.record`) that counts its
+    constructions and field assignments in :data:`EDITS`.
 
-    Its ``__init__`` is regenerated to set fields without going through the counting
-    ``__setattr__`` (one count per construction, not one per field), keeping construction
-    cheap. ``parts`` fields are stored as a :class:`PartList`.
+    Its ``__init__`` sets fields without going through the counting ``__setattr__`` (one count
+    per construction, not one per field), keeping construction cheap. ``parts`` fields are
+    stored as a :class:`PartList`.
     """
-    fields = [f for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
-    namespace: dict[str, Any] = {"_set": _set, "EDITS": EDITS, "PartList": PartList}
-    params: list[str] = []
-    keyword: list[str] = []
-    body: list[str] = []
-    for f in fields:
-        default = ""
-        if f.default is not dataclasses.MISSING:
-            namespace[f"_d_{f.name}"] = f.default
-            default = f"=_d_{f.name}"
-        elif f.default_factory is not dataclasses.MISSING:
-            namespace[f"_f_{f.name}"] = f.default_factory
-            namespace["_MISSING"] = dataclasses.MISSING
-            default = "=_MISSING"
-        (keyword if f.kw_only else params).append(f"{f.name}{default}")
-        value = f.name
-        if f.default_factory is not dataclasses.MISSING:
-            value = f"_f_{f.name}() if {f.name} is _MISSING else {f.name}"
-        if f.name == "parts":
-            value = f"{value} if type({value}) is PartList else PartList({value})"
-        body.append(f"    _set(self, {f.name!r}, {value})")
-    signature = ", ".join(["self", *params, *(["*", *keyword] if keyword else [])])
-    source = f"def __init__({signature}):\n" + "\n".join(body) + "\n    EDITS.count += 1\n"
-    exec(source, namespace)
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__doc__ = cls.__init__.__doc__
-    cls.__init__ = init  # type: ignore[method-assign]
-    cls.__setattr__ = _setattr_for(cls)  # type: ignore[method-assign]
-    return cls
+
+    def wrap(cls: type[T]) -> type[T]:
+        made = build_record(cls, kw_only=kw_only, slots=True, init=False)
+        fields = dataclasses.fields(made)  # type: ignore[arg-type]
+        source, namespace = init_source(
+            made, fields, direct=True, convert=PARTS_AS_LIST, tail=("EDITS.count += 1",)
+        )
+        namespace.update(EDITS=EDITS, PartList=PartList)
+        init = compile_init(made, fields, source, namespace)
+        setattr(made, "__init__", init)  # noqa: B010 (mypy forbids assigning a method)
+        setattr(made, "__setattr__", _setattr_for(made))  # noqa: B010
+        return made
+
+    return wrap
+
+
+PARTS_AS_LIST = {"parts": "{0} if type({0}) is PartList else PartList({0})"}
+"""A ``parts`` field is stored as a :class:`PartList`."""
 
 
 def _setattr_for(cls: type) -> Callable[[object, str, object], None]:

@@ -6,9 +6,9 @@ list as it was.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from procession._records import record
 from procession.errors import MessageError
 from procession.messages.codec import decode_datetime, message_from_dict, part_from_dict
 from procession.messages.message import ROLES, Message, MessageContent, SystemMessage, new_id
@@ -58,7 +58,7 @@ def _check_message(message: Message, path: str) -> None:
         raise MessageError(f"{path}.{field}", what, value)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolResultInput:
     """A core-form tool result (``role: "tool"``) to pair with an earlier tool call."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import UTC, datetime
 from os import urandom
 from typing import Any, Literal, TypeAlias
 
+from procession._records import record
 from procession.errors import MessageError
 from procession.messages._tracking import tracked
 from procession.messages.parts import Part, TextPart
@@ -38,8 +39,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class MessageContent:
     """A stored message's content (format 2). ``parts`` is the source of truth."""
 
@@ -58,8 +58,7 @@ class MessageContent:
     """Keys of the stored form that procession does not model, kept for round trips."""
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class Message:
     """One stored message: what memory saves and what processors read and edit.
 
@@ -106,7 +105,7 @@ def _text_content(text: object) -> MessageContent:
     return MessageContent(parts=[TextPart(text=text)])
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class SystemMessage:
     """A system message in its core form: ``{"role": "system", "content": "..."}``."""
 

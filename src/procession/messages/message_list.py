@@ -12,9 +12,9 @@ messages); ``get.all.prompt()`` builds the provider prompt.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from procession._records import record
 from procession.errors import MessageError
 from procession.messages.formats import Prompt, to_model_messages, to_prompt, to_ui_messages
 from procession.messages.inputs import ToolResultInput, coerce_messages, coerce_system
@@ -47,7 +47,7 @@ _UNSET: Any = _Unset()
 """``result`` not given (``None`` is a result a tool may return)."""
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class Mutation:
     """One recorded change to a MessageList (for tracing)."""
 
@@ -58,8 +58,10 @@ class Mutation:
     text: str | None = None
 
 
-@dataclass(slots=True, frozen=True)
+@record(slots=True, frozen=True)
 class _Checkpoint:
+    """The ids and part counts a MessageList had at a checkpoint."""
+
     ids: frozenset[str]
     part_counts: dict[str, int]
 

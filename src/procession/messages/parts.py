@@ -9,7 +9,6 @@ read from Mastra is written back unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from procession.messages._tracking import tracked
@@ -57,8 +56,7 @@ TOOL_INVOCATION_STATES: frozenset[str] = frozenset(
 )
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class TextPart:
     """Plain text."""
 
@@ -71,8 +69,7 @@ class TextPart:
     """Keys of the stored form that procession does not model, kept for round trips."""
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class ReasoningPart:
     """The model's reasoning, with provider details such as signatures or redacted blocks.
 
@@ -88,8 +85,7 @@ class ReasoningPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class ToolInvocation:
     """One tool call and, once it ran, its result or error."""
 
@@ -108,8 +104,7 @@ class ToolInvocation:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class ToolInvocationPart:
     """A tool call made by the model, carrying its result once the tool ran."""
 
@@ -123,8 +118,7 @@ class ToolInvocationPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class SourcePart:
     """A URL source the model cited: ``{"sourceType": "url", "id", "url", "title"?}``."""
 
@@ -135,8 +129,7 @@ class SourcePart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class SourceDocumentPart:
     """A document source the model cited."""
 
@@ -150,8 +143,7 @@ class SourceDocumentPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class FilePart:
     """A file: ``data`` is base64 text or a URL."""
 
@@ -163,8 +155,7 @@ class FilePart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class StepStartPart:
     """Marks where a new step of the agentic loop begins inside a response message."""
 
@@ -175,8 +166,7 @@ class StepStartPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class ErrorPart:
     """A terminal model failure recorded on the assistant message: ``{"name", "message"}``."""
 
@@ -187,8 +177,7 @@ class ErrorPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True, kw_only=True)
+@tracked(kw_only=True)
 class DataPart:
     """A custom ``data-*`` part, stored from a non-transient data chunk."""
 
@@ -201,8 +190,7 @@ class DataPart:
     extra: dict[str, Any] | None = None
 
 
-@tracked
-@dataclass(slots=True)
+@tracked()
 class UnknownPart:
     """A part of a type procession does not know, kept opaque so it round-trips unchanged (D24).
 

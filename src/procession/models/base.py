@@ -10,9 +10,10 @@ from inside it; a model may also yield an ``error`` chunk.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol, TypeAlias, TypedDict, runtime_checkable
 
+from procession._records import record
 from procession.chunks import Chunk
 from procession.messages.formats import Prompt
 from procession.signals import AbortSignal
@@ -66,7 +67,7 @@ class ResponseFormat(TypedDict, total=False):
     description: str
 
 
-@dataclass(slots=True, kw_only=True)
+@record(slots=True, kw_only=True)
 class ModelCallOptions:
     """Everything one model call receives."""
 
@@ -79,7 +80,7 @@ class ModelCallOptions:
     abort_signal: AbortSignal | None = None
 
 
-@dataclass(slots=True, kw_only=True)
+@record(slots=True, kw_only=True)
 class StreamResult:
     """What :meth:`LanguageModel.do_stream` returns."""
 

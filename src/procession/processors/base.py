@@ -16,12 +16,20 @@ from __future__ import annotations
 
 import inspect
 import logging
+import typing
 from collections.abc import Awaitable
-from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, Protocol, TypeAlias, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Protocol,
+    TypeAlias,
+    runtime_checkable,
+)
 
-from typing_extensions import TypeVar
-
+from procession._records import record
 from procession.processors.protocols import Abort
 
 __all__ = [
@@ -41,8 +49,13 @@ __all__ = [
 
 logger = logging.getLogger("procession.processors")
 
-MetadataT = TypeVar("MetadataT", default=Any)
-"""The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
+    MetadataT = TypeVar("MetadataT", default=Any)
+    """The type of a processor's tripwire metadata (``Any`` unless a processor narrows it)."""
+else:  # the default is for type checkers: no typing_extensions at run time (0381)
+    MetadataT = typing.TypeVar("MetadataT")
 
 Lane: TypeAlias = Literal["input", "output", "error"]
 """The three lanes a processor can sit in (D25)."""
@@ -67,7 +80,7 @@ LANE_HOOKS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ProcessorViolation(Generic[MetadataT]):
     """What ``on_violation`` receives (D8): who aborted, why, and the abort metadata."""
 

@@ -8,7 +8,9 @@ when a tool is built, so ``import procession`` stays fast.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from procession._records import record
 
 __all__ = ["ParsedDocstring", "parse_docstring"]
 
@@ -20,7 +22,7 @@ _PARAMETER_KEYS = frozenset(
 """Section keys that document a parameter (``attribute`` and ``returns`` do not)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ParsedDocstring:
     """What a tool takes from its function's docstring.
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from procession._records import record
 from procession.errors import ToolError
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ class ToolWriter:
         return self._write(value)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ToolContext:
     """What a tool may ask for by declaring a parameter annotated ``ToolContext``."""
 
@@ -73,7 +74,7 @@ class ToolContext:
 ToolFunction: TypeAlias = Callable[..., Any]
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Tool:
     """A tool the model may call.
 

@@ -25,6 +25,7 @@ only when a user opts in, as the OpenTelemetry GenAI conventions treat message c
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -104,6 +105,16 @@ INTERNAL_KEY = "procession.internal"
 """The request-context key of an internal run's mark (``procession.processors`` sets it)."""
 
 
+_ENV_PROVIDER: list[bool] = []
+"""Whether ``OTEL_PYTHON_TRACER_PROVIDER`` names a provider (the API would load it), read once."""
+
+
+def _env_names() -> bool:
+    if not _ENV_PROVIDER:
+        _ENV_PROVIDER.append("OTEL_PYTHON_TRACER_PROVIDER" in os.environ)
+    return _ENV_PROVIDER[0]
+
+
 _get_provider: Callable[[], Any] | None = None
 _OFF: tuple[type, ...] = ()
 """The providers that mean "not configured" (read from the API by the first run)."""
@@ -113,6 +124,8 @@ def start_run_trace(state: RunState, agent_name: str) -> RunTrace | None:
     """The run's trace, or ``None`` when no tracer provider is configured."""
     global _get_provider, _OFF
     if _get_provider is None:  # not imported by ``import procession``: by the first run
+        if _provider is None and "opentelemetry.trace" not in sys.modules and not _env_names():
+            return None  # nothing imported the API, so nothing set a provider: don't load it
         from opentelemetry import trace
 
         _get_provider = trace.get_tracer_provider
