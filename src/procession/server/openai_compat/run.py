@@ -57,6 +57,7 @@ SSE_HEADERS = {
     "cache-control": "no-cache",
     "x-accel-buffering": "no",
 }
+"""The response headers of a streamed answer (``stream: true``)."""
 
 
 @dataclass(slots=True)
