@@ -11,7 +11,12 @@ joined by new lines and repeated:
 - hostile inputs, built here, each 10**6 characters: ``digits`` (digits only, one line),
   ``digits-spaced`` (digit groups and spaces), ``base64`` (no whitespace), ``at-dots`` (one
   line of ``a@b.`` repeats), ``key-eq`` (``key=`` repeats), ``hex`` (one long hex string),
-  ``json-escapes`` (JSON with ``\\n`` escapes), ``cjk`` (CJK prose), ``emoji``. No input class
+  ``json-escapes`` (JSON with ``\\n`` escapes), ``cjk`` (CJK prose), ``emoji``, and the
+  number-heavy shapes: ``digit-list`` (numbers of 1-16 digits in comma lists and lines),
+  ``phone-list`` (random numbers in phone shapes, one a line, in lists and table rows),
+  ``date-times`` (``2026 1202 1430``, ISO dates and times, ms times), ``table-numbers``
+  (markdown tables of digit groups), ``json-numbers`` (JSON with escaped line breaks before
+  digit groups) and ``base64-lines`` (76-character base64 lines, as in a PEM body). No input class
   may cost more than linear time: these are the shapes where a held candidate, a backtracking
   pattern or a validator could grow with the line.
 
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import string
 import sys
@@ -96,6 +102,57 @@ def hostile() -> dict[str, str]:
         "json-escapes": megabyte([record]),
         "cjk": megabyte([prose]),
         "emoji": megabyte([emoji]),
+        **number_shapes(random.Random(22)),
+    }
+
+
+def _digits(rng: random.Random, n: int) -> str:
+    return "".join(rng.choice("0123456789") for _ in range(n))
+
+
+def number_shapes(rng: random.Random) -> dict[str, str]:
+    """The number-heavy hostile inputs: where phone, id and card candidates are densest."""
+    shapes = (
+        "+{2} {3} {3} {4}", "0{4} {6}", "({2}) 9{4}-{4}", "+{1}.{3}.{3}.{4}", "{3}-{3}-{4}",
+        "0{2}-{4}-{4}", "+{2} {2} {4} {4}", "{10}", "0{3}/{7}", "{3} {2} {2} {3}",
+    )  # fmt: skip
+
+    def shaped(shape: str) -> str:
+        return re.sub(r"\{(\d+)\}", lambda m: _digits(rng, int(m.group(1))), shape)
+
+    phones = [shaped(rng.choice(shapes)) for _ in range(4000)]
+    rows = [", ".join(phones[i : i + 4]) for i in range(0, 4000, 4)]
+    rows += ["| " + " | ".join(phones[i : i + 3]) + " |" for i in range(0, 3000, 3)]
+    numbers = [_digits(rng, rng.randint(1, 16)) for _ in range(20000)]
+    dates = []
+    for _ in range(5000):
+        y, mo, d = rng.randint(2000, 2030), rng.randint(1, 12), rng.randint(1, 28)
+        h, mi = rng.randint(0, 23), rng.randint(0, 59)
+        forms = [
+            f"{y} {mo:02d}{d:02d} {h:02d}{mi:02d}",
+            f"{y}-{mo:02d}-{d:02d}",
+            f"{y}{mo:02d}{d:02d} {h:02d}{mi:02d}00",
+            f"{h:02d}:{mi:02d}",
+            str(rng.randint(1_400_000_000_000, 1_900_000_000_000)),
+        ]
+        dates.append(rng.choice(forms))
+    cells = [
+        "| " + " | ".join(_digits(rng, rng.randint(2, 5)) for _ in range(6)) + " |"
+        for _ in range(3000)
+    ]
+    record = [
+        json.dumps({"note": "row\n" + " ".join(_digits(rng, 4) for _ in range(4)), "n": i})
+        for i in range(3000)
+    ]
+    alphabet = string.ascii_letters + string.digits + "+/"
+    pem = ["".join(rng.choice(alphabet) for _ in range(76)) for _ in range(2000)]
+    return {
+        "digit-list": megabyte([", ".join(numbers[i : i + 12]) for i in range(0, 20000, 12)]),
+        "phone-list": megabyte(phones + rows),
+        "date-times": megabyte([" ".join(dates[i : i + 5]) for i in range(0, 5000, 5)]),
+        "table-numbers": megabyte(cells),
+        "json-numbers": megabyte(record),
+        "base64-lines": megabyte(pem),
     }
 
 

@@ -93,14 +93,44 @@ def build(out: Path, seed: int = SEED, scale: int = 1) -> dict[str, Any]:
     return manifest
 
 
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The items of one gzip JSONL corpus file."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def patch(out: Path, split: str, formats: list[str], seed: int = SEED) -> dict[str, Any]:
+    """Rebuild only the items of ``formats`` in ``split``'s secrets file, keeping every other
+    item as frozen. A full rebuild is not reproducible item for item (the ordinary corpus
+    reads the installed packages' documentation; some Faker values depend on today's date),
+    so a builder fix for one format replaces that format's items, matched by id."""
+    if split == "heldout":
+        raise SystemExit("--patch: the held-out split is frozen; patch dev only")
+    fresh = {i["id"]: i for i in secret_items(seed) if i["format"] in formats}
+    file = out / f"secrets-{split}.jsonl.gz"
+    items = [fresh.get(i["id"], i) if i["format"] in formats else i for i in read_jsonl(file)]
+    blob = gzip_jsonl(items)
+    file.write_bytes(blob)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"][file.name] = {"items": len(items), "sha256": hashlib.sha256(blob).hexdigest()}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest
+
+
 def main() -> None:
     """Command line: ``--out`` (default the committed data folder), ``--seed``, ``--scale``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DATA)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--scale", type=int, default=1)
+    parser.add_argument(
+        "--patch", nargs="+", metavar="FORMAT", help="rebuild only these formats' items (dev)"
+    )
     args = parser.parse_args()
-    manifest = build(args.out, args.seed, args.scale)
+    if args.patch:
+        manifest = patch(args.out, "dev", args.patch, args.seed)
+    else:
+        manifest = build(args.out, args.seed, args.scale)
     print(json.dumps(manifest["files"], indent=2))
 
 

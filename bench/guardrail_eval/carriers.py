@@ -8,6 +8,7 @@ arguments, structured output). Each item records the secret spans in its text.
 # ruff: noqa: RUF001 (carrier sentences in Chinese and Japanese use full-width punctuation)
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from typing import Any
@@ -177,10 +178,41 @@ def contexts_for(secret: Secret) -> list[str]:
     return base
 
 
+NINO_FORMATS = frozenset(("stdnum:gb.nino", "faker-ssn:en_GB"))
+"""The formats whose values are UK NINOs (Faker's ``en_GB`` ``ssn`` is one)."""
+
+
+def nino_groups(value: str) -> list[str]:
+    """A UK NINO's printed groups, letters kept: ``AB``, ``12``, ``34``, ``56``, ``C``."""
+    compact = "".join(value.split())
+    return [compact[:2], compact[2:4], compact[4:6], compact[6:8], compact[8:]]
+
+
+def render_nino(value: str, context: str, separator: str) -> str | None:
+    """A NINO's separator, line-split and table-cell forms keep its letters (the digits alone
+    are no NINO: the first build wrote ``719\n223``). Where the line or cell break falls is
+    drawn from the value itself, so the shared generator's stream, and every other item of
+    the build, stays as it was."""
+    groups = nino_groups(value)
+    cut = 1 + int(hashlib.sha256(value.encode()).hexdigest(), 16) % 4
+    if context == "separator":
+        return separator.join(groups)
+    if context == "line-split":
+        return " ".join(groups[:cut]) + "\n" + " ".join(groups[cut:])
+    if context == "table-cells":
+        return "".join(groups[:cut]) + " | " + "".join(groups[cut:])
+    return None
+
+
 def render(secret: Secret, context: str, rng: random.Random) -> str:
     """The secret written as the context asks (its surface form)."""
     value = secret.value
     digits = "".join(c for c in value if c.isdigit())
+    if secret.format in NINO_FORMATS and context in ("separator", "line-split", "table-cells"):
+        separator = rng.choice(SEPARATORS) if context == "separator" else ""
+        shaped = render_nino(value, context, separator)
+        if shaped is not None:
+            return shaped
     if context == "separator":
         return rng.choice(SEPARATORS).join(digit_groups(digits, rng))
     if context == "compact":

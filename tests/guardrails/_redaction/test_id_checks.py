@@ -138,5 +138,10 @@ def test_the_rules_themselves() -> None:
     assert not dz_nin(DZ[:5] + "59" + DZ[7:])  # wilaya 01-58
     assert shaped_id(["7064", "2734428", "3"], ["-", "-"])
     assert not shaped_id(["7064", "2734428", "3"], ["-", " "])
-    assert national_id_length(THAI) == 0  # ungrouped: a timestamp in ms passes as often
+    # ungrouped (decision 0390): read, but not as a time in ms of 2010-2030 nor an EAN-13
+    assert national_id_length(THAI) == len(THAI)
+    assert pin.is_valid("1623374467302")
+    assert national_id_length("1623374467302") == 0
+    assert pin.is_valid("3114598413313")
+    assert national_id_length("3114598413313") == 0
     assert national_id_length(THAI_GROUPED) == len(THAI_GROUPED)

@@ -23,7 +23,27 @@ def _per_group(run: str, groups: list[tuple[int, int]], j: int) -> bool:
     if _STRONG.fullmatch(sep) or "+" in sep:
         return True
     inner = {separator_kind(run[groups[i][1] : groups[i + 1][0]]) for i in range(j - 1)}
-    return separator_kind(sep) not in inner
+    return separator_kind(sep) not in inner or (" " in sep and _two_alike(run, groups, j))
+
+
+def _two_alike(run: str, groups: list[tuple[int, int]], j: int) -> bool:
+    """Decision 0391: the run is two numbers of 2-6 groups written alike, cut after the
+    first (its groups not all of one size)."""
+    if not 2 <= j <= 6 or len(groups) != 2 * j:
+        return False
+    first, second = run[groups[0][0] : groups[j - 1][1]], run[groups[j][0] : groups[-1][1]]
+    kinds = [[separator_kind(s) for s in re.findall(r"[^0-9]+", part)] for part in (first, second)]
+    sizes = [[len(g) for g in re.findall(r"[0-9]+", part)] for part in (first, second)]
+    return sizes[0] == sizes[1] and kinds[0] == kinds[1] and len(set(sizes[0])) > 1
+
+
+def test_two_numbers_alike_may_be_cut_between_them() -> None:
+    run = "070-123 04 86 070-987 65 43"
+    groups = [m.span() for m in _GROUPS.finditer(run)]
+    assert cut_points(run, groups, _STRONG)[4]  # between the two numbers (decision 0391)
+    run = "9400 2953 7744 0640"  # one size only: a tracking number, not two phones
+    groups = [m.span() for m in _GROUPS.finditer(run)]
+    assert not cut_points(run, groups, _STRONG)[2]
 
 
 @settings(max_examples=500, deadline=None)

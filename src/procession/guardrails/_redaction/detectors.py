@@ -1159,7 +1159,7 @@ def _letter_ids() -> tuple[Detector, ...]:
         ),
         _id(
             national_ids.NINO_PATTERN,
-            _ID_LETTERS_PREFIX,
+            f"{_ID_LETTERS_PREFIX}|{national_ids.NINO_PREFIX}",
             national_ids.nino_length,
             6,
             ("capital", national_ids.NINO_SKETCH),
@@ -1173,7 +1173,7 @@ def _letter_ids() -> tuple[Detector, ...]:
         ),
         _id(
             national_ids.LOWER_NINO_PATTERN,
-            _ID_LETTERS_PREFIX,
+            f"{_ID_LETTERS_PREFIX}|{national_ids.NINO_PREFIX}",
             national_ids.nino_length,
             6,
             trigger=national_ids.LOWER_NINO_TRIGGER,

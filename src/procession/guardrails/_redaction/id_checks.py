@@ -9,7 +9,10 @@
   the first 16 digits); one random number of 18 digits in 4,000 has that shape;
 * the Philippine social-security numbers, which have no check digit but a grouping no other
   number is written in: UMID ``4-7-1``, SSS ``2-7-1`` and PhilHealth ``2-9-1``, with dashes;
-* the Thai personal number grouped ``1-4-5-2-1`` (its check digit is ``python-stdnum``'s);
+* the Thai personal number grouped ``1-4-5-2-1`` (its check digit is ``python-stdnum``'s),
+  and written as one token of 13 digits when its person category, province and district
+  codes are plausible and it is neither an EAN-13 barcode nor a millisecond time of
+  2010-2030 (decision 0390);
 * the Venezuelan *cédula*: ``V-`` or ``E-`` and seven or eight digits, perhaps grouped by
   dots in thousands (``V-12.345.678``).
 """
@@ -21,6 +24,7 @@ __all__ = [
     "CEDULA_SKETCH",
     "cedula_length",
     "dz_nin",
+    "bare_thai_pin",
     "grouped_like_thai_pin",
     "shaped_id",
 ]
@@ -56,6 +60,29 @@ def shaped_id(sizes: list[str], seps: list[str]) -> bool:
 def grouped_like_thai_pin(sizes: list[int]) -> bool:
     """Whether group sizes are the Thai personal number's ``1-4-5-2-1``."""
     return sizes == [1, 4, 5, 2, 1]
+
+
+_MS_2010, _MS_2030 = 1_262_304_000_000, 1_893_456_000_000
+"""Unix times in milliseconds of 2010-01-01 and 2030-01-01: a 13-digit token between them is
+read as a time (logs, JSON ``createdAt``), whatever its Thai check digit says."""
+
+
+def bare_thai_pin(digits: str) -> bool:
+    """Whether 13 ``digits`` written as one token are a Thai personal number: its check digit
+    (``stdnum.th.pin``), a person category ``1``-``8``, a province code ``10``-``96`` and a
+    district code ``01``-``50``; not a valid EAN-13 (one Thai number in ten is, and product
+    codes are written bare) nor a millisecond time of 2010-2030. About one random 13-digit
+    number in 30 passes, against one in eleven for the check digit alone."""
+    if len(digits) != 13 or digits[0] not in "12345678":
+        return False
+    if not ("10" <= digits[1:3] <= "96" and "01" <= digits[3:5] <= "50"):
+        return False
+    if _MS_2010 <= int(digits) < _MS_2030:
+        return False
+    from stdnum import ean
+    from stdnum.th import pin
+
+    return bool(pin.is_valid(digits)) and not ean.is_valid(digits)
 
 
 CEDULA_PATTERN = (

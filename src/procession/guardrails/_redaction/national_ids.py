@@ -41,7 +41,12 @@ import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from procession.guardrails._redaction.id_checks import dz_nin, grouped_like_thai_pin, shaped_id
+from procession.guardrails._redaction.id_checks import (
+    bare_thai_pin,
+    dz_nin,
+    grouped_like_thai_pin,
+    shaped_id,
+)
 
 __all__ = [
     "IBAN_PATTERN",
@@ -56,6 +61,7 @@ __all__ = [
     "LOWER_NINO_PATTERN",
     "LOWER_NINO_TRIGGER",
     "NINO_PATTERN",
+    "NINO_PREFIX",
     "NINO_SKETCH",
     "iban_length",
     "labelled_id_length",
@@ -310,7 +316,7 @@ def national_id_length(text: str) -> int:
             return length  # 7064-2734428-3: a Philippine UMID
         if len(digits) not in _LENGTHS or _ordinary(text[:length], sizes, seps):
             continue
-        if _national(digits, small):
+        if _national(digits, small) or (len(sizes) == 1 and bare_thai_pin(digits)):
             return length
     return 0
 
@@ -336,22 +342,45 @@ def labelled_id_length(text: str) -> int:
 
 # -- UK National Insurance numbers ------------------------------------------------------------
 
-_NINO_DIGITS = r"(?:[0-9]{6}|(?: [0-9]{2}){3} | [0-9]{6} )"
+_NINO_GAP = r"(?:[ \t\n]{1,3}|[ ]?[\-./_,|][ ]?)"
+"""What may stand between a NINO's groups: spaces, tabs or a line break (a run of up to
+three), or one dash, dot, slash, underscore, comma or table bar with a space on either side
+(middle dots are spaces in the matching copy)."""
+_NINO_DIGITS = (
+    rf"(?:{_NINO_GAP}?[0-9]{{2}}{_NINO_GAP}?[0-9]{{2}}{_NINO_GAP}?[0-9]{{2}}{_NINO_GAP}?"
+    rf"|{_NINO_GAP}[0-9]{{3}}{_NINO_GAP}[0-9]{{3}}{_NINO_GAP})"
+)
+_NINO_PAIRS = rf"(?: [0-9]{{2}}){{3}}(?![A-Za-z0-9])(?!{_NINO_GAP}[0-9])"
+"""The six digits in spaced pairs with no suffix letter (``AB 12 34 56``): the way the
+number is printed, which no part number is (decision 0390)."""
 NINO_PATTERN = (
     r"[A-Z](?<![A-Za-z0-9][A-Z])"
-    rf"(?:[A-Z]{_NINO_DIGITS}[A-D]|(?<=Z)Z{_NINO_DIGITS}[A-Z])(?![A-Za-z0-9])"
+    rf"(?:(?:[A-Z]{_NINO_DIGITS}[A-D]|(?<=Z)Z{_NINO_DIGITS}[A-Z])(?![A-Za-z0-9])"
+    rf"|[A-Z]{_NINO_PAIRS})"
 )
-"""Two letters, six digits (perhaps in pairs or set apart) and a letter A-D; after ``ZZ``
-any letter (decision 0327)."""
-NINO_SKETCH = rf"[A-Z]{_NINO_DIGITS}[A-Z]"
+"""Two letters, six digits (compact, in pairs or in threes, the groups apart by a space,
+tab, line break, dash, dot, slash or table bar) and a letter A-D; after ``ZZ`` any letter;
+in spaced pairs, no letter (decisions 0327, 0390)."""
+NINO_SKETCH = rf"[A-Z]{_NINO_GAP}?[0-9]{{2}}"
 """What follows a NINO's first letter: the capital family's combined pass."""
+NINO_PREFIX = (
+    rf"(?<![A-Za-z0-9])[A-Za-z]{{1,2}}(?:{_NINO_GAP}?[0-9]{{1,3}}){{0,3}}"
+    rf"(?:{_NINO_GAP}[0-9]{{0,3}})?{_NINO_GAP}?[A-Za-z]?[ \-.|]?\Z"
+)
+"""Anything at the end of a stream that more text could turn into a NINO."""
 LOWER_NINO_PATTERN = (
     r"[a-z](?<![A-Za-z0-9][a-z])"
     rf"(?:[a-z]{_NINO_DIGITS}[a-d]|(?<=z)z{_NINO_DIGITS}[a-z])(?![A-Za-z0-9])"
 )
-"""The same in lower case."""
-LOWER_NINO_TRIGGER = r"[0-9]{2}(?<=[a-z]{2}[0-9]{2})|[0-9]{2}(?<=[a-z]{2} [0-9]{2})"
-"""Two digits after two small letters (led by a digit class: ``re`` skips to digits)."""
+"""The same in lower case (a suffix letter always: ``ab 12 34 56`` may be prose)."""
+LOWER_NINO_TRIGGER = (
+    r"[0-9]{2}(?<=[a-z]{2}[0-9]{2})|[0-9]{2}(?<=[a-z]{2}[ \t\n\-./_,|][0-9]{2})"
+    r"|[0-9]{2}(?<=[a-z]{2}[ \t\n][ \t\n\-./_,|][0-9]{2})"
+    r"|[0-9]{2}(?<=[a-z]{2}[ \t\n]{2}[ \t\n\-./_,|][0-9]{2})"
+    r"|[0-9]{2}(?<=[a-z]{2}[\-./_,|] [0-9]{2})"
+)
+"""Two digits after two small letters and perhaps a gap (led by a digit class: ``re`` skips
+to digits)."""
 _NINO_BAD_PREFIX = frozenset(("BG", "GB", "NK", "KN", "TN", "NT"))
 """Prefixes HMRC never allocates. ``ZZ`` is not allocated either, but it is the prefix of
 the dummy numbers forms, payroll test data and Faker write (``ZZ 12 34 56 T``): a value
@@ -361,8 +390,9 @@ written so is redacted (decision 0327)."""
 def nino_length(text: str) -> int:
     """The length of ``text`` if it is a UK National Insurance number in one case (0: no):
     HMRC's prefix rules (no ``D F I Q U V``, no ``O`` second, no unallocated pair), a
-    suffix ``A``-``D`` (any letter after ``ZZ``)."""
-    letters = text[:2] + text[-1]
+    suffix ``A``-``D`` (any letter after ``ZZ``), or none when the digits are in pairs."""
+    suffix = text[-1] if text[-1].isalpha() else ""
+    letters = text[:2] + suffix
     if not (letters.isupper() or letters.islower()):
         return 0
     prefix = text[:2].upper()
@@ -370,7 +400,7 @@ def nino_length(text: str) -> int:
         return len(text)
     if prefix[0] in "DFIQUV" or prefix[1] in "DFIOQUV" or prefix in _NINO_BAD_PREFIX:
         return 0
-    return len(text) if text[-1].upper() in "ABCD" else 0
+    return len(text) if not suffix or suffix.upper() in "ABCD" else 0
 
 
 # -- IBAN -------------------------------------------------------------------------------------

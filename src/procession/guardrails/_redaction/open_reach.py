@@ -39,11 +39,24 @@ def prefix_reach(prefix: str) -> int | None:
         parsed: Any = sre_parse.parse(prefix)
     except re.error:
         return None
-    items = list(parsed)
-    if not items or items[-1] != _AT_END:
+    if not _ends_at_end(parsed):
         return None
     width: int = parsed.getwidth()[1]
     return width if width < _BUCKETS[-1] else None
+
+
+def _ends_at_end(parsed: Any) -> bool:
+    """Whether every match of the parsed pattern ends at ``\\Z``: its last item is ``\\Z``,
+    or it is one alternation each of whose branches ends so (``label...\\Z|digits...\\Z``,
+    how detectors join a label's hold to their own prefix)."""
+    items = list(parsed)
+    if not items:
+        return False
+    if items[-1] == _AT_END:
+        return True
+    if len(items) != 1 or items[0][0] is not sre_parse.BRANCH:
+        return False
+    return all(_ends_at_end(branch) for branch in items[0][1][1])
 
 
 def reach_parts(groups: Mapping[str, str]) -> tuple[ReachPart, ...]:

@@ -30,7 +30,9 @@ def cut_points(run: str, groups: list[tuple[int, int]], strong: re.Pattern[str])
 
     Allowed when the separator before group ``j`` holds a space and at most four digits follow
     (a digit, a date or a count after it: ``2 times``, ``11/27``), when it is a strong break
-    (``strong``, or holds ``+``), or when its kind did not occur between earlier groups.
+    (``strong``, or holds ``+``), when its kind did not occur between earlier groups, or when
+    the groups after it, to the run's end, repeat the sizes and separators of the groups
+    before it (two numbers written alike in a row: ``070-123 04 86 070-987 65 43``; 0391).
     """
     count = len(groups)
     out = [False] * count
@@ -40,6 +42,7 @@ def cut_points(run: str, groups: list[tuple[int, int]], strong: re.Pattern[str])
     kinds = [separator_kind(sep) for sep in seps]  # each kind once, not once per question
     for i, kind in enumerate(kinds):
         first.setdefault(kind, i)
+    sizes = [end - start for start, end in groups]
     for j in range(count - 1, 0, -1):
         start, end = groups[j]
         after += end - start
@@ -49,5 +52,20 @@ def cut_points(run: str, groups: list[tuple[int, int]], strong: re.Pattern[str])
             or "+" in sep
             or strong.fullmatch(sep) is not None
             or first[kinds[j - 1]] == j - 1
+            or (" " in sep and _repeats(sizes, kinds, j))
         )
     return out
+
+
+_MOST_GROUPS = 6
+"""The most groups a phone number is written in: longer repeats are not looked for (the
+check stays linear in the groups of a long digit list)."""
+
+
+def _repeats(sizes: list[int], kinds: list[str], j: int) -> bool:
+    """Whether the run is two numbers written alike: groups ``j..2j-1`` are the last ones,
+    have the sizes of groups ``0..j-1`` (not all of one size: ``9400 2953 7744 0640`` is one
+    tracking number) and the separators between them are of the same kinds."""
+    if not 2 <= j <= _MOST_GROUPS or 2 * j != len(sizes) or len(set(sizes[:j])) < 2:
+        return False
+    return sizes[j:] == sizes[:j] and kinds[j:] == kinds[: j - 1]

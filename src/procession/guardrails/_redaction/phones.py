@@ -420,6 +420,8 @@ def _judge(run: str, regions: _Regions, *, regrouped: bool, national: bool = Fal
     # the whole run first: most candidates are one number, judged without their group spans
     if _accept(run[:last_end], digits, international, regions, regrouped=regrouped):
         return last_end if regrouped else _closing(run, last_end)
+    if not international and _dated_groups(digits):
+        return 0  # 20261202 143000: a date and time, no number cut from it either
     groups = [m.span() for m in _GROUPS.finditer(run)]
     if regrouped:
         return _fallback(run, groups, digits) if international else 0
@@ -544,14 +546,18 @@ def _regrouped(chunks: list[str], separators: str) -> bool:
         return False  # the first chunk may be shorter: "+44 | 7700 | ..."
     if len(chunks[-1]) > size:
         return False
-    if all(c.isdigit() and len(c) == 3 for c in chunks) and (
-        "," in separators or all(c.endswith("0") for c in chunks)
+    if (
+        all(c.isdigit() and len(c) == 3 for c in chunks)
+        # 077,122,195: no amount is written with a leading zero
+        and (("," in separators and chunks[0][0] != "0") or all(c.endswith("0") for c in chunks))
     ):
         return False  # 123,456,789: thousands; 100 | 200 | 300: a column of amounts
     return sum(1 for c in chunks if _YEAR.fullmatch(c)) < 2
 
 
 def _date_like(digits: list[str], seps: list[str]) -> bool:
+    if _dated_groups(digits):
+        return True
     for i in range(len(digits) - 2):
         a, b, c = digits[i : i + 3]
         if seps[i] != seps[i + 1]:
@@ -560,6 +566,27 @@ def _date_like(digits: list[str], seps: list[str]) -> bool:
             return True
         if len(c) == 4 and _YEAR.fullmatch(c) and len(a) <= 2 and len(b) <= 2:
             return True
+    return False
+
+
+def _month_day(group: str) -> bool:
+    """``MMDD``: a month 01-12 and a day 01-31."""
+    return "01" <= group[:2] <= "12" and "01" <= group[2:] <= "31"
+
+
+def _clock(group: str) -> bool:
+    """``HHMM`` or ``HHMMSS``: an hour 00-23, minutes (and seconds) 00-59."""
+    return group[:2] <= "23" and all(group[i : i + 2] <= "59" for i in range(2, len(group), 2))
+
+
+def _dated_groups(digits: list[str]) -> bool:
+    """A date and time written in digit groups: a year then ``MMDD`` (``2026 1202 1430``),
+    or ``YYYYMMDD`` then ``HHMM`` or ``HHMMSS`` (``20261202 143000``); decision 0391."""
+    first = digits[0]
+    if len(first) == 4 and len(digits) >= 2 and _YEAR.fullmatch(first):
+        return len(digits[1]) == 4 and _month_day(digits[1])
+    if len(first) == 8 and len(digits) >= 2 and _YEAR.fullmatch(first[:4]):
+        return _month_day(first[4:]) and len(digits[1]) in (4, 6) and _clock(digits[1])
     return False
 
 
