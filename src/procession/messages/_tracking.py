@@ -22,8 +22,8 @@ from procession._records import build_record, compile_init, init_source
 
 __all__ = [
     "EDITS",
-    "PARTS_AS_LIST",
     "EditCounter",
+    "PARTS_AS_LIST",
     "PartList",
     "edits_in_place",
     "keeps_messages",

@@ -29,7 +29,7 @@ from procession.server.guard import RequestGuard, check_allowed_hosts
 from procession.server.limits import BodyLimit
 from procession.server.openai_compat import OPENAI_ROUTES, OpenAIErrorShape, with_openai_schemas
 from procession.server.openapi import openapi_document
-from procession.server.routes import RECONNECT, ROUTES
+from procession.server.routes import RECONNECT, ROUTES, RouteSpec
 from procession.server.scaling import Scaling
 from procession.server.state import ServerState
 from procession.server.studio import check_traces, inspect_allowed, studio_routes
@@ -104,14 +104,11 @@ def create_app(
 ) -> Starlette:
     """An ASGI app serving ``agents`` (and their memory) as Mastra's server does.
 
-    Routes: Mastra's ``/api/agents`` (list, get, ``generate``, ``stream``) and
-    ``/api/memory`` (threads, messages, working memory), the AI SDK UI message stream at
-    ``POST /chat/{agentId}``, the OpenAI-compatible ``/v1/chat/completions``,
-    ``/v1/responses`` and ``/v1/models``, the OpenAPI document at ``/api/openapi.json``,
-    ``/health`` and Studio at ``/studio``. See ``docs/server.md``,
-    ``docs/server-openai.md`` and ``docs/studio.md``. The AG-UI event stream is at
-    ``POST /ag-ui/{agentId}`` (``docs/server-ag-ui.md``), the A2A routes at
-    ``/api/.well-known/{agentId}/agent-card.json`` and ``/api/a2a/{agentId}``.
+    Routes: Mastra's ``/api/agents`` and ``/api/memory``, the AI SDK UI message stream at
+    ``POST /chat/{agentId}``, AG-UI at ``POST /ag-ui/{agentId}``, A2A at ``/api/a2a/{agentId}``
+    (and its agent cards), the OpenAI API under ``/v1``, the OpenAPI document at
+    ``/api/openapi.json``, ``/health`` and Studio at ``/studio``. See ``docs/server.md`` (a
+    page per protocol) and ``docs/studio.md``.
 
     Args:
         agents: An agent, a list of agents (served under their ids) or ``{id: agent}``.
@@ -160,9 +157,7 @@ def create_app(
         allow_inspect=inspect_allowed(allow_inspect, auth),
         traces=check_traces(traces),
     )
-    specs = (
-        ROUTES + A2A_ROUTES + OPENAI_ROUTES + (RECONNECT if scaling.chunk_log is not None else ())
-    )
+    specs = _route_specs(scaling)
     document = openapi_document(specs, limits=limits, agent_ids=list(served), auth=auth is not None)
     document = with_openai_schemas(document)
 
@@ -191,6 +186,13 @@ def create_app(
     )
     app.state.procession = state
     return app
+
+
+def _route_specs(scaling: Scaling) -> tuple[RouteSpec, ...]:
+    """Every route of the app: Mastra's, the AI SDK's, A2A's and the OpenAI API's, and the
+    reconnect routes when there is a chunk log."""
+    reconnect = RECONNECT if scaling.chunk_log is not None else ()
+    return ROUTES + A2A_ROUTES + OPENAI_ROUTES + reconnect
 
 
 def _checked(
