@@ -111,7 +111,7 @@ def patch(out: Path, split: str, formats: list[str], seed: int = SEED) -> dict[s
     items = [fresh.get(i["id"], i) if i["format"] in formats else i for i in read_jsonl(file)]
     blob = gzip_jsonl(items)
     file.write_bytes(blob)
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    manifest: dict[str, Any] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     manifest["files"][file.name] = {"items": len(items), "sha256": hashlib.sha256(blob).hexdigest()}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest

@@ -182,9 +182,10 @@ def plan_numbers(region: str, count: int) -> list[phonenumbers.PhoneNumber]:
     """Valid numbers of ``region``: its metadata's example mobile and fixed-line numbers with
     their last four digits drawn at random."""
     rng = random.Random(region)
-    out = []
+    out: list[phonenumbers.PhoneNumber] = []
     for kind in (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE):
         example = phonenumbers.example_number_for_type(region, kind)
+        assert example is not None, (region, kind)
         national = str(example.national_number)
         while len([n for n in out if phonenumbers.number_type(n) in (kind, 2)]) < count:
             candidate = national[:-4] + "".join(rng.choice(string.digits) for _ in range(4))
