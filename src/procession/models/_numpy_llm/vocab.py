@@ -1,0 +1,168 @@
+"""The tokenizer and chat template of a GGUF file, from its metadata alone.
+
+A ``gpt2``-style vocabulary (``tokenizer.ggml.tokens`` + ``tokenizer.ggml.merges``) becomes a
+byte-level BPE of the ``tokenizers`` package, split first into single digits as llama.cpp's
+``smollm``/``starcoder`` pre-tokenizers do; control tokens (``<|im_start|>``, ...) are special
+tokens, matched in prompt text. The chat template (``tokenizer.chat_template``) renders with
+jinja2 in a sandbox, as llama-cpp-python's ``Jinja2ChatFormatter`` does it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from procession.errors import ConfigurationError
+
+__all__ = ["Vocab", "chat_renderer"]
+
+_CONTROL, _USER_DEFINED = 3, 4
+# Texts llama.cpp treats as end of generation when the vocabulary has them (end of turn /
+# text, and the fill-in-the-middle pad, repository and file separators).
+_END_TEXTS = frozenset(
+    {
+        "<|endoftext|>", "<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|end|>", "<end_of_turn>",
+        "<|end_of_text|>", "<EOT>", "<|return|>", "<|call|>", "<|fim_pad|>", "<fim-pad>",
+        "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>", "<|file_sep|>", "<fim-sep>",
+    }
+)  # fmt: skip
+_DIGIT_SPLIT = frozenset({"smollm", "starcoder", "refact", "command-r", "codeshell"})
+
+
+def _byte_decoder() -> dict[str, int]:
+    """GPT-2's byte-level alphabet: the printable character standing for each byte."""
+    keep = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    chars = list(keep)
+    extra = 0
+    for byte in range(256):
+        if byte not in keep:
+            keep.append(byte)
+            chars.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(keep, chars, strict=True)}
+
+
+class Vocab:
+    """A GGUF file's tokenizer.
+
+    Attributes:
+        pieces: Each token's bytes as generated text (empty for control tokens).
+        texts: Each token's text as a grammar sees it (control tokens spelled out), ``None``
+            where the bytes are not valid UTF-8 on their own.
+        ends: The end-of-generation tokens.
+    """
+
+    __slots__ = ("_tokenizer", "bos", "ends", "eos", "pieces", "texts")
+
+    def __init__(self, metadata: dict[str, Any]) -> None:
+        model = metadata.get("tokenizer.ggml.model")
+        if model != "gpt2":
+            raise ConfigurationError(
+                f"local model: the numpy runtime reads gpt2-style (byte-level BPE) tokenizers; "
+                f"this file's is {model!r} (install llama-cpp-python to run it)"
+            )
+        tokens: list[str] = metadata["tokenizer.ggml.tokens"]
+        kinds = np.asarray(metadata.get("tokenizer.ggml.token_type", np.ones(len(tokens))))
+        merges: list[str] = metadata.get("tokenizer.ggml.merges", [])
+        self._tokenizer = _build(tokens, kinds, merges, str(metadata.get("tokenizer.ggml.pre")))
+        self.eos = int(metadata.get("tokenizer.ggml.eos_token_id", -1))
+        self.bos = int(metadata.get("tokenizer.ggml.bos_token_id", -1))
+        decoder = _byte_decoder()
+        self.pieces: list[bytes] = []
+        self.texts: list[str | None] = []
+        for token, kind in zip(tokens, kinds, strict=True):
+            special = kind in (_CONTROL, _USER_DEFINED)
+            raw = token.encode() if special else bytes(decoder.get(c, 32) for c in token)
+            self.pieces.append(b"" if kind == _CONTROL else raw)
+            try:
+                self.texts.append(raw.decode("utf-8"))
+            except UnicodeDecodeError:
+                self.texts.append(None)
+        ends = {self.eos} | {int(metadata.get(f"tokenizer.ggml.{k}_token_id", -1)) for k in
+                             ("eot", "eom")}  # fmt: skip
+        ends |= {i for i, t in enumerate(tokens) if kinds[i] == _CONTROL and t in _END_TEXTS}
+        self.ends = frozenset(e for e in ends if e >= 0)
+
+    def encode(self, text: str) -> list[int]:
+        """The tokens of ``text``, with special tokens' spellings matched (no BOS added)."""
+        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
+        return ids
+
+    def text(self, token: int) -> str:
+        """The token's text as generated (empty for control tokens; bytes that are not valid
+        UTF-8 on their own are replaced)."""
+        return self.pieces[token].decode("utf-8", "replace")
+
+
+def _build(tokens: list[str], kinds: Any, merges: list[str], pre: str) -> Any:
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    vocab = {token: i for i, token in enumerate(tokens)}
+    pairs = [tuple(m.split(" ", 1)) for m in merges]
+    bpe = models.BPE(vocab=vocab, merges=pairs, ignore_merges=False)  # type: ignore[arg-type]
+    tokenizer = Tokenizer(bpe)
+    level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    if pre in _DIGIT_SPLIT:
+        digits = pre_tokenizers.Digits(individual_digits=True)
+        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([digits, level])
+    else:
+        tokenizer.pre_tokenizer = level
+    tokenizer.decoder = decoders.ByteLevel()
+    special = [
+        AddedToken(t, special=kinds[i] == _CONTROL, normalized=False)
+        for i, t in enumerate(tokens)
+        if kinds[i] in (_CONTROL, _USER_DEFINED)
+    ]
+    tokenizer.add_special_tokens(special)
+    return tokenizer
+
+
+def _tojson(
+    value: Any,
+    ensure_ascii: bool = False,
+    indent: int | None = None,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+) -> str:
+    return json.dumps(
+        value, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+    )
+
+
+def _raise(message: str) -> None:
+    raise ValueError(message)
+
+
+def chat_renderer(template: str, vocab: Vocab) -> Callable[[list[dict[str, str]]], str]:
+    """A function rendering chat messages with ``template`` (jinja2, sandboxed; the variables
+    Hugging Face templates use: ``messages``, ``bos_token``, ``eos_token``,
+    ``add_generation_prompt``, ``raise_exception``, ``strftime_now``)."""
+    import jinja2.ext
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    env = ImmutableSandboxedEnvironment(
+        loader=jinja2.BaseLoader(),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        extensions=[jinja2.ext.loopcontrols],
+    )
+    env.filters["tojson"] = _tojson
+    compiled = env.from_string(template)
+    bos = (vocab.texts[vocab.bos] or "") if vocab.bos >= 0 else ""
+    eos = (vocab.texts[vocab.eos] or "") if vocab.eos >= 0 else ""
+
+    def render(messages: list[dict[str, str]]) -> str:
+        return compiled.render(
+            messages=messages,
+            bos_token=bos,
+            eos_token=eos,
+            add_generation_prompt=True,
+            raise_exception=_raise,
+            strftime_now=lambda f: datetime.now().strftime(f),
+        )
+
+    return render
