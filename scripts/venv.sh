@@ -9,7 +9,11 @@ fi
 pip_install() {
   .venv/bin/python -m pip install -q --disable-pip-version-check "$@"
 }
-pip_install -U pip >/dev/null
+# Upgrade pip only when it is too old for editable pyproject installs (Python 3.11's bundled
+# 23.x is not): on a fresh machine the upgrade is another download and install.
+if ! .venv/bin/python -c "import pip, sys; sys.exit(int(pip.__version__.split('.')[0]) < 23)"; then
+  pip_install -U pip >/dev/null
+fi
 # llama.cpp (the embedded model's faster runtime) only for the extras that ask for it: `dev`
 # and `llama`. The demo's `local` extra runs the model on numpy and needs no compiler.
 # llama.cpp compiled for this CPU enables its AMX kernels where the CPU reports AMX, and those

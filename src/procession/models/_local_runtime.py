@@ -22,11 +22,11 @@ from procession.models._local_chat import ChatMessage
 
 __all__ = [
     "CHATML",
+    "Engine",
+    "LlamaEngine",
     "NUMPY_MODULES",
     "RUNTIMES",
     "RUNTIME_VARIABLE",
-    "Engine",
-    "LlamaEngine",
     "Runtime",
     "Sampling",
     "choose_runtime",
