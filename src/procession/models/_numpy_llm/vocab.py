@@ -46,6 +46,14 @@ def _byte_decoder() -> dict[str, int]:
     return {chr(c): b for b, c in zip(keep, chars, strict=True)}
 
 
+def _byte_level(token: str, to_latin1: dict[int, int]) -> bytes:
+    """A byte-level token's bytes (a character outside the alphabet reads as a space)."""
+    try:
+        return token.translate(to_latin1).encode("latin-1")
+    except UnicodeEncodeError:
+        return bytes(to_latin1.get(ord(c), 32) for c in token)
+
+
 class Vocab:
     """A GGUF file's tokenizer.
 
@@ -71,12 +79,12 @@ class Vocab:
         self._tokenizer = _build(tokens, kinds, merges, str(metadata.get("tokenizer.ggml.pre")))
         self.eos = int(metadata.get("tokenizer.ggml.eos_token_id", -1))
         self.bos = int(metadata.get("tokenizer.ggml.bos_token_id", -1))
-        decoder = _byte_decoder()
+        to_latin1 = {ord(c): b for c, b in _byte_decoder().items()}  # then bytes as latin-1
         self.pieces: list[bytes] = []
         self.texts: list[str | None] = []
         for token, kind in zip(tokens, kinds, strict=True):
             special = kind in (_CONTROL, _USER_DEFINED)
-            raw = token.encode() if special else bytes(decoder.get(c, 32) for c in token)
+            raw = token.encode() if special else _byte_level(token, to_latin1)
             self.pieces.append(b"" if kind == _CONTROL else raw)
             try:
                 self.texts.append(raw.decode("utf-8"))

@@ -165,14 +165,27 @@ def _q4_1_whole(scaled: Array, mins: Array) -> Array:
     return whole
 
 
+def _stack_transposed(blocks: list[Array]) -> Array:
+    """``(out_i, in)`` blocks stacked along ``out`` into one ``(in, sum out_i)`` row-major
+    array, with one strided copy each."""
+    out = np.empty((blocks[0].shape[1], sum(b.shape[0] for b in blocks)), dtype=np.float32)
+    start = 0
+    for block in blocks:
+        out[:, start : start + block.shape[0]] = block.T
+        start += block.shape[0]
+    return out
+
+
 def _in_out(*parts: tuple[Array, Array | None]) -> Matrix:
     """``(out, in)`` matrices stacked along ``out`` and stored ``(in, out)`` row-major."""
-    scaled = np.ascontiguousarray(np.concatenate([p[0] for p in parts]).T)
+    scaled = _stack_transposed([p[0] for p in parts])
     if all(p[1] is None for p in parts):
         return Matrix(scaled, None)
-    mins = [p[1] if p[1] is not None else np.zeros((p[0].shape[0], p[0].shape[1] // 32),
-            np.float32) for p in parts]  # fmt: skip
-    return Matrix(scaled, np.ascontiguousarray(np.concatenate(mins).T))
+    mins = [
+        p[1] if p[1] is not None else np.zeros((p[0].shape[0], p[0].shape[1] // 32), np.float32)
+        for p in parts
+    ]
+    return Matrix(scaled, _stack_transposed(mins))
 
 
 def _layer(t: dict[str, tuple[Array, Array | None]], i: int) -> Layer:
