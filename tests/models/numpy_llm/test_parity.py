@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -143,3 +144,19 @@ def test_the_demos_forced_tool_calls_agree(
     text = b"".join(numpy_engine.piece(t) for t in ours).decode()
     assert ours == theirs, text
     assert json.loads(text) == {"order_id": request_text.split()[4].rstrip("?")}
+
+
+def test_the_tokenizer_matches_llama_cpp_on_the_docs(
+    engines: tuple[NumpyEngine, LlamaEngine],
+) -> None:
+    numpy_engine, llama = engines
+    docs = Path(__file__).parents[3] / "docs"
+    texts = [p for f in sorted(docs.glob("*.md")) for p in f.read_text().split("\n\n")]
+    assert len(texts) > 500
+    differ = [
+        t
+        for t in texts
+        if numpy_engine.vocab.encode(t)
+        != llama.llama.tokenize(t.encode(), add_bos=False, special=True)
+    ]
+    assert differ == []

@@ -3,8 +3,9 @@
 ``gguf.GGUFReader`` builds one numpy view per string of the tokenizer's arrays, which takes
 ~9 s for SmolLM2's 98,000 tokens and merges; this reader walks the same layout (GGUF v2/v3:
 header, key-value metadata, tensor infos, aligned tensor data) with ``struct`` in ~0.1 s and
-maps the tensor data without copying. The ``gguf`` package still supplies the tensor types'
-block sizes and the dequantisers of the types ``weights`` does not decode itself.
+maps the tensor data without copying. The ``gguf`` package, when installed, supplies the
+block sizes and dequantisers of the tensor types ``weights`` does not decode itself (SmolLM2
+needs none of them).
 """
 
 from __future__ import annotations
@@ -95,10 +96,21 @@ class _Cursor:
         return self.scalar(kind)
 
 
-def _tensor_bytes(kind: int, shape: tuple[int, ...]) -> int:
-    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+# (values per block, bytes per block) of the GGML types read without the gguf package
+_BLOCKS = {0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 8: (32, 34), 30: (1, 2)}
 
-    block, size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
+
+def _tensor_bytes(kind: int, shape: tuple[int, ...]) -> int:
+    if kind in _BLOCKS:
+        block, size = _BLOCKS[kind]
+    else:
+        try:
+            from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+        except ImportError:
+            raise ValueError(
+                f"tensor type {kind} needs the gguf package (pip install gguf)"
+            ) from None
+        block, size = GGML_QUANT_SIZES[GGMLQuantizationType(kind)]
     return int(np.prod(shape)) // block * size
 
 

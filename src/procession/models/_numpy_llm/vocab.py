@@ -1,10 +1,11 @@
 """The tokenizer and chat template of a GGUF file, from its metadata alone.
 
 A ``gpt2``-style vocabulary (``tokenizer.ggml.tokens`` + ``tokenizer.ggml.merges``) becomes a
-byte-level BPE of the ``tokenizers`` package, split first into single digits as llama.cpp's
-``smollm``/``starcoder`` pre-tokenizers do; control tokens (``<|im_start|>``, ...) are special
-tokens, matched in prompt text. The chat template (``tokenizer.chat_template``) renders with
-jinja2 in a sandbox, as llama-cpp-python's ``Jinja2ChatFormatter`` does it.
+byte-level BPE (:mod:`procession.models._numpy_llm.bpe`), split first into single digits as
+llama.cpp's ``smollm``/``starcoder`` pre-tokenizers do; control tokens (``<|im_start|>``,
+...) are special tokens, matched in prompt text. The chat template
+(``tokenizer.chat_template``) renders with jinja2 in a sandbox, as llama-cpp-python's
+``Jinja2ChatFormatter`` does it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from procession.errors import ConfigurationError
+from procession.models._numpy_llm.bpe import BytePairEncoder, byte_alphabet
 
 __all__ = ["Vocab", "chat_renderer"]
 
@@ -31,19 +33,6 @@ _END_TEXTS = frozenset(
     }
 )  # fmt: skip
 _DIGIT_SPLIT = frozenset({"smollm", "starcoder", "refact", "command-r", "codeshell"})
-
-
-def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level alphabet: the printable character standing for each byte."""
-    keep = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    chars = list(keep)
-    extra = 0
-    for byte in range(256):
-        if byte not in keep:
-            keep.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    return {chr(c): b for b, c in zip(keep, chars, strict=True)}
 
 
 def _byte_level(token: str, to_latin1: dict[int, int]) -> bytes:
@@ -64,7 +53,7 @@ class Vocab:
         ends: The end-of-generation tokens.
     """
 
-    __slots__ = ("_tokenizer", "bos", "ends", "eos", "pieces", "texts")
+    __slots__ = ("_encoder", "bos", "ends", "eos", "pieces", "texts")
 
     def __init__(self, metadata: dict[str, Any]) -> None:
         model = metadata.get("tokenizer.ggml.model")
@@ -76,10 +65,12 @@ class Vocab:
         tokens: list[str] = metadata["tokenizer.ggml.tokens"]
         kinds = np.asarray(metadata.get("tokenizer.ggml.token_type", np.ones(len(tokens))))
         merges: list[str] = metadata.get("tokenizer.ggml.merges", [])
-        self._tokenizer = _build(tokens, kinds, merges, str(metadata.get("tokenizer.ggml.pre")))
+        specials = [t for i, t in enumerate(tokens) if kinds[i] in (_CONTROL, _USER_DEFINED)]
+        split = str(metadata.get("tokenizer.ggml.pre")) in _DIGIT_SPLIT
+        self._encoder = BytePairEncoder(tokens, merges, specials, split_digits=split)
         self.eos = int(metadata.get("tokenizer.ggml.eos_token_id", -1))
         self.bos = int(metadata.get("tokenizer.ggml.bos_token_id", -1))
-        to_latin1 = {ord(c): b for c, b in _byte_decoder().items()}  # then bytes as latin-1
+        to_latin1 = {ord(c): b for b, c in byte_alphabet().items()}  # then bytes as latin-1
         self.pieces: list[bytes] = []
         self.texts: list[str | None] = []
         for token, kind in zip(tokens, kinds, strict=True):
@@ -97,36 +88,12 @@ class Vocab:
 
     def encode(self, text: str) -> list[int]:
         """The tokens of ``text``, with special tokens' spellings matched (no BOS added)."""
-        ids: list[int] = self._tokenizer.encode(text, add_special_tokens=False).ids
-        return ids
+        return self._encoder.encode(text)
 
     def text(self, token: int) -> str:
         """The token's text as generated (empty for control tokens; bytes that are not valid
         UTF-8 on their own are replaced)."""
         return self.pieces[token].decode("utf-8", "replace")
-
-
-def _build(tokens: list[str], kinds: Any, merges: list[str], pre: str) -> Any:
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
-
-    vocab = {token: i for i, token in enumerate(tokens)}
-    pairs = [tuple(m.split(" ", 1)) for m in merges]
-    bpe = models.BPE(vocab=vocab, merges=pairs, ignore_merges=False)  # type: ignore[arg-type]
-    tokenizer = Tokenizer(bpe)
-    level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    if pre in _DIGIT_SPLIT:
-        digits = pre_tokenizers.Digits(individual_digits=True)
-        tokenizer.pre_tokenizer = pre_tokenizers.Sequence([digits, level])
-    else:
-        tokenizer.pre_tokenizer = level
-    tokenizer.decoder = decoders.ByteLevel()
-    special = [
-        AddedToken(t, special=kinds[i] == _CONTROL, normalized=False)
-        for i, t in enumerate(tokens)
-        if kinds[i] in (_CONTROL, _USER_DEFINED)
-    ]
-    tokenizer.add_special_tokens(special)
-    return tokenizer
 
 
 def _tojson(

@@ -1,6 +1,6 @@
 """Reading a Llama-architecture GGUF file into float32 numpy arrays.
 
-The file is read with the ``gguf`` package; every quantised tensor (Q4_1, Q8_0, ...) is
+The file is read by ``gguf_file``; every quantised tensor (Q4_1, Q8_0, ...) is
 dequantised once, at load, to float32: numpy's matrix products run on BLAS only for float32
 and float64, so float16 storage would halve the memory but run many times slower.
 """
@@ -138,7 +138,7 @@ _F32, _F16, _Q4_1, _Q8_0 = 0, 1, 3, 8  # GGML tensor type ids
 
 def _dequantize(tensor: TensorInfo) -> tuple[Array, Array | None]:
     """A tensor as float32 ``(rows, innermost)``, and its Q4_1 block minimums; types other
-    than F32/F16/Q4_1/Q8_0 go through the ``gguf`` package's dequantisers."""
+    than F32/F16/Q4_1/Q8_0 go through the ``gguf`` package's dequantisers (when installed)."""
     rows = int(np.prod(tensor.shape[1:])) if len(tensor.shape) > 1 else 1
     data = tensor.data
     mins = None
@@ -151,9 +151,14 @@ def _dequantize(tensor: TensorInfo) -> tuple[Array, Array | None]:
     elif tensor.kind == _F16:
         values = data.view(np.float16).astype(np.float32)
     else:
-        from gguf import quants
-        from gguf.constants import GGMLQuantizationType
-
+        try:
+            from gguf import quants
+            from gguf.constants import GGMLQuantizationType
+        except ImportError:
+            raise ConfigurationError(
+                f"local model: tensor {tensor.name!r} is of GGML type {tensor.kind}, which the "
+                "numpy runtime reads only with the gguf package: pip install gguf"
+            ) from None
         values = quants.dequantize(data.reshape(rows, -1), GGMLQuantizationType(tensor.kind))
     shape = (rows, tensor.shape[0]) if len(tensor.shape) > 1 else (tensor.shape[0],)
     return np.ascontiguousarray(values, dtype=np.float32).reshape(shape), mins
@@ -202,13 +207,6 @@ def _layer(t: dict[str, tuple[Array, Array | None]], i: int) -> Layer:
 
 def read_weights(path: Path) -> Weights:
     """Read and dequantise a Llama GGUF file; :class:`ConfigurationError` if it is not one."""
-    try:
-        import gguf  # noqa: F401  (the tensor types' block sizes)
-    except ImportError as exc:
-        raise ConfigurationError(
-            "local model: the numpy runtime needs the gguf package; install it with "
-            "pip install 'procession[local]'"
-        ) from exc
     try:
         file = read_gguf(path)
     except (ValueError, OSError, struct.error) as exc:
