@@ -13,22 +13,20 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from procession.errors import ConfigurationError
 from procession.models._local_chat import ChatMessage
+from procession.models._local_settings import CHATML, Sampling
 
 __all__ = [
-    "CHATML",
     "Engine",
     "LlamaEngine",
     "NUMPY_MODULES",
     "RUNTIMES",
     "RUNTIME_VARIABLE",
     "Runtime",
-    "Sampling",
     "choose_runtime",
     "missing_numpy_modules",
     "open_engine",
@@ -41,33 +39,6 @@ RUNTIME_VARIABLE = "PROCESSION_LOCAL_RUNTIME"
 given: ``auto``, ``numpy`` or ``llama.cpp``."""
 NUMPY_MODULES = ("numpy", "jinja2")
 """What the numpy runtime imports (the ``local`` extra)."""
-CHATML = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{{ message['content'] }}<|im_end|>\n{% endfor %}"
-    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
-)
-
-
-@dataclass(slots=True, frozen=True)
-class Sampling:
-    """One call's sampling settings (llama-cpp-python's names; ``temp=0`` is greedy)."""
-
-    temp: float = 0.0
-    top_p: float = 0.95
-    top_k: int = 40
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    presence_penalty: float = 0.0
-    frequency_penalty: float = 0.0
-
-    @property
-    def penalises(self) -> bool:
-        """Whether any repetition penalty is on."""
-        return (
-            self.repeat_penalty != 1.0
-            or self.presence_penalty != 0.0
-            or self.frequency_penalty != 0.0
-        )
 
 
 class Engine(Protocol):

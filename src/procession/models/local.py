@@ -42,11 +42,11 @@ from procession.models._local_chat import (
 )
 from procession.models._local_runtime import (
     Engine,
-    Sampling,
     choose_runtime,
     missing_numpy_modules,
     open_engine,
 )
+from procession.models._local_settings import Sampling
 from procession.models.base import ModelCallOptions, StreamResult
 
 __all__ = [

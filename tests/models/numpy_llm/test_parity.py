@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from procession.cli.demo import lookup_order
-from procession.models._local_runtime import LlamaEngine, Sampling
+from procession.models._local_runtime import LlamaEngine
+from procession.models._local_settings import Sampling
 from procession.models._numpy_llm.runtime import NumpyEngine
 from procession.models.local import smollm2_path
 from procession.tools import tool

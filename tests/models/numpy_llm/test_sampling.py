@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from procession.models._local_runtime import Sampling
+from procession.models._local_settings import Sampling
 from procession.models._numpy_llm.sampling import choose
 
 LOGITS = np.array([0.0, 5.0, 3.0, 4.0, -1.0] + [-5.0] * 995, dtype=np.float32)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from procession.models._local_chat import ChatMessage
-from procession.models._local_runtime import CHATML, Sampling
+from procession.models._local_settings import CHATML, Sampling
 from procession.models._numpy_llm.forward import Transformer
 from procession.models._numpy_llm.grammar import Matcher, State, compile_schema
 from procession.models._numpy_llm.sampling import choose

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import numpy.typing as npt
 
-from procession.models._local_runtime import Sampling
+from procession.models._local_settings import Sampling
 
 __all__ = ["PENALTY_WINDOW", "choose"]
 
