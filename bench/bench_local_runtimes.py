@@ -19,7 +19,8 @@ import time
 from typing import Any
 
 from procession.cli.demo import lookup_order
-from procession.models._local_runtime import LlamaEngine, Sampling, choose_runtime
+from procession.models._local_runtime import LlamaEngine, choose_runtime
+from procession.models._local_settings import Sampling
 from procession.models._numpy_llm.runtime import NumpyEngine
 from procession.models.local import smollm2_path
 from procession.tools import tool
